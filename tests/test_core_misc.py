@@ -1,0 +1,90 @@
+"""Units, formatting, tables, the comparison table and the plot helper."""
+import warnings
+
+import pytest
+
+import xpucalc as xc
+from xpucalc import evidence, units
+from xpucalc.comparison import ITEMS, ComparisonTable
+from xpucalc.table import Table
+
+
+def test_unit_constants():
+    assert units.GiB == 1_073_741_824
+    assert units.MiB == 1_048_576
+    assert units.TB == 1e12
+    assert units.Gbps * 400 == 50e9  # 400 Gb/s InfiniBand NDR = 50 GB/s
+    assert units.sparse_to_dense(1979e12) == pytest.approx(989.5e12)
+
+
+def test_formatting():
+    assert units.fmt_si(3.35e12, "B/s") == "3.35 TB/s"
+    assert units.fmt_bytes(2_684_354_560) == "2.68 GB"
+    assert units.fmt_bytes(2_684_354_560, binary=True) == "2.5 GiB"
+    assert units.fmt_time(0.0625e-3) == "62.5 µs"
+    assert units.fmt_time(0.015) == "15 ms"
+    assert units.fmt_time(30.015) == "30.015 s"
+    assert units.fmt_time(11.52 * units.DAY) == "11.5 일"
+    assert units.fmt_num(1_311_744, 0) == "1,311,744"
+
+
+def test_table_renders_and_checks_width():
+    t = Table(["a", "b"], caption="캡션")
+    t.add(1, "x|y")
+    md = t.to_markdown()
+    assert "| 1 | x\\|y |" in md and "**캡션**" in md
+    html = t.to_html()
+    assert "<td>x|y</td>" in html and "overflow-x:auto" in html
+    assert t.column("a") == ["1"]
+    with pytest.raises(ValueError, match="cells"):
+        t.add(1)
+    with pytest.raises(ValueError, match="rows"):
+        Table(["a"], rows=[["1", "2"]])
+
+
+def test_evidence_vocabulary():
+    assert len(evidence.LABELS) == 8
+    assert evidence.check("실측") == "실측"
+    with pytest.raises(ValueError, match="vocabulary"):
+        evidence.check("측정함")
+
+
+def test_comparison_table_eleven_items():
+    assert [i for i, *_ in ITEMS] == list(range(1, 12))
+    ct = ComparisonTable(["H100 SXM", "TPU v5e"])
+    ct.set(5, "H100 SXM", "칩 1개 (SXM)", evidence.DOCUMENTED)
+    ct.mark(10, "TPU v5e", evidence.NOT_MEASURED, "전력계 없음")
+    t = ct.to_table()
+    assert len(t.rows) == 11
+    assert t.rows[4][2] == "칩 1개 (SXM) [문서 확인]"
+    assert t.rows[9][3] == "아직 미측정 (전력계 없음)"
+    # 22 cells, one filled with a number -> 21 without one
+    assert len(ct.missing()) == 21
+    assert len(ComparisonTable.template().rows) == 11
+    with pytest.raises(ValueError, match="item"):
+        ct.set(12, "H100 SXM", "x", evidence.DOCUMENTED)
+    with pytest.raises(KeyError, match="column"):
+        ct.set(1, "B200", "x", evidence.DOCUMENTED)
+    with pytest.raises(ValueError, match="vocabulary"):
+        ct.set(1, "TPU v5e", "x", "대충")
+
+
+def test_roofline_plot_has_no_missing_glyphs():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from xpucalc.plot import roofline_plot
+
+    a, b = xc.Device("장치 A", 200e12, 1e12), xc.Device("장치 B", 100e12, 2e12)
+    w = [xc.Workload("작업 1", 1e12, 100e9), xc.Workload("작업 2", 1e14, 100e9)]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ax = roofline_plot([a, b], w)
+        ax.figure.canvas.draw()
+    assert not [c for c in caught if "Glyph" in str(c.message) or "missing from font" in str(c.message)]
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert any("I = 100" in s for s in labels)
+    assert "Nanum" in matplotlib.rcParams["font.family"][0]
+    plt.close(ax.figure)

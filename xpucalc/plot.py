@@ -1,0 +1,80 @@
+"""Plot helpers with Korean labels that render (NanumGothic from the koreanize-matplotlib wheel)."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from .device import Device
+from .roofline import attainable, crossover, roofline
+from .units import TFLOPS
+from .workload import Workload
+
+_FONT_READY = False
+
+
+def setup_korean_font() -> str:
+    """Make matplotlib draw Hangul: registers NanumGothic (shipped by koreanize-matplotlib).
+
+    Returns the font family name. Safe to call many times.
+    """
+    global _FONT_READY
+    import matplotlib
+
+    if not _FONT_READY:
+        import koreanize_matplotlib  # noqa: F401  (registers NanumGothic and selects it)
+
+        matplotlib.rcParams["axes.unicode_minus"] = False
+        _FONT_READY = True
+    return str(matplotlib.rcParams["font.family"][0])
+
+
+def roofline_plot(devices: Sequence[Device], workloads: Sequence[Workload] = (), ax=None,
+                  intensity_range: tuple[float, float] | None = None, mark_crossover: bool = True,
+                  title: str = "Roofline: 산술 강도에 따른 성능 상한"):
+    """Log-log roofline of ``devices`` with ``workloads`` marked on each roof.
+
+    Args:
+        devices: devices to draw (each roof min(peak, bandwidth x I)).
+        workloads: workloads to mark at their intensity on every device's roof.
+        ax: matplotlib axes to draw on (a new figure if None).
+        intensity_range: (min, max) FLOP/byte of the x axis; chosen from the data if None.
+        mark_crossover: with exactly two devices, mark where their roofs cross.
+        title: axes title.
+
+    Returns:
+        the matplotlib axes.
+    """
+    import matplotlib.pyplot as plt
+
+    if not devices:
+        raise ValueError("devices must hold at least one Device")
+    setup_korean_font()
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7.5, 4.8))
+    ridges = [d.ridge_point for d in devices]
+    pts = ridges + [w.intensity for w in workloads]
+    lo, hi = intensity_range or (min(pts) / 20, max(pts) * 20)
+    xs = np.logspace(np.log10(lo), np.log10(hi), 400)
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    markers = ["o", "s", "^", "D", "v"]
+    for i, d in enumerate(devices):
+        c = colors[i % len(colors)]
+        ys = np.minimum(d.peak_flops, d.bandwidth * xs) / TFLOPS
+        ax.loglog(xs, ys, color=c, lw=2, label=f"{d.name} (분기점 {d.ridge_point:g} FLOP/B)")
+        ax.axvline(d.ridge_point, color=c, ls=":", lw=1)
+        for j, w in enumerate(workloads):
+            r = roofline(w, d)
+            ax.plot(w.intensity, r.attainable / TFLOPS, markers[j % len(markers)], color=c, ms=8,
+                    mec="black", label=f"{w.name} @ {d.name}: {r.time * 1e3:g} ms")
+    if mark_crossover and len(devices) == 2:
+        x = crossover(devices[0], devices[1])
+        if x is not None:
+            y = attainable(x, devices[0]) / TFLOPS
+            ax.plot(x, y, "*", color="crimson", ms=16, mec="black", zorder=5, label=f"두 상한이 같아지는 점 I = {x:g}")
+    ax.set_xlabel("산술 강도 I (FLOP/Byte)")
+    ax.set_ylabel("성능 상한 R_roof (TFLOP/s)")
+    ax.set_title(title)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8, loc="lower right")
+    return ax
