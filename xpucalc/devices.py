@@ -12,7 +12,6 @@ from importlib import resources
 from typing import Any
 
 from .device import Device
-from .evidence import EMPTY_LABELS
 from .table import Table
 from .units import fmt_bytes, fmt_si
 
@@ -170,7 +169,7 @@ def spec_table(device_keys: list[str], precisions: tuple[str, ...] = ("bf16",), 
             src = source(p["source"]) if p.get("source") in catalog()["sources"] else {"title": p.get("source", "—")}
             t.add(e["name"], p["precision"].upper(), "sparse (2:4)" if p["sparse"] else "dense",
                   (p.get("accumulate") or "—").upper(), p.get("scope", "—"),
-                  _fmt_figure(p) if p["evidence"] not in EMPTY_LABELS else p["evidence"],
+                  _fmt_figure(p),
                   describe(e.get("memory")), describe(e.get("bandwidth")), p["evidence"],
                   f"{src.get('title', '—')} ({p.get('checked', '—')})")
     return t
