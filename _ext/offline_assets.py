@@ -1,0 +1,52 @@
+"""Serve MathJax from the built site itself, so math renders with no network at view time.
+
+MathJax 3.2.2 comes from the PyPI wheel ``django-static-mathjax`` (pinned in
+requirements.txt; it ships the official ``es5`` build as package data and has no
+dependencies). At the end of an HTML build its ``es5`` folder is copied to
+``_static/mathjax`` and ``mathjax_path`` points there instead of a CDN.
+"""
+from __future__ import annotations
+
+import pathlib
+import shutil
+
+from sphinx.application import Sphinx
+from sphinx.config import Config
+
+MATHJAX_ENTRY = "mathjax/tex-mml-chtml.js"
+
+
+def mathjax_es5_dir() -> pathlib.Path:
+    """Folder of the MathJax es5 build inside the installed wheel."""
+    import mathjax  # the django-static-mathjax wheel's top-level package
+
+    path = pathlib.Path(mathjax.__file__).parent / "static" / "mathjax" / "es5"
+    if not (path / "tex-mml-chtml.js").is_file():
+        raise RuntimeError(f"MathJax es5 build not found at {path}; reinstall django-static-mathjax")
+    return path
+
+
+def _set_path(app: Sphinx, config: Config) -> None:
+    mathjax_es5_dir()  # fail early, with a clear message, if the package is missing
+    config.mathjax_path = MATHJAX_ENTRY
+
+
+def _copy(app: Sphinx, exception: Exception | None) -> None:
+    if exception is not None or app.builder.format != "html":
+        return
+    target = pathlib.Path(app.outdir) / "_static" / "mathjax"
+    if target.exists():
+        shutil.rmtree(target)
+    src = mathjax_es5_dir()
+    # The page needs only the entry file, the CHTML output with its fonts and the TeX
+    # extensions that autoload on demand (about 3 MB instead of the whole 19 MB build).
+    target.mkdir(parents=True)
+    shutil.copy2(src / "tex-mml-chtml.js", target / "tex-mml-chtml.js")
+    shutil.copytree(src / "output" / "chtml", target / "output" / "chtml")
+    shutil.copytree(src / "input" / "tex", target / "input" / "tex")
+
+
+def setup(app: Sphinx) -> dict:
+    app.connect("config-inited", _set_path)
+    app.connect("build-finished", _copy)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
