@@ -1,42 +1,11 @@
 """Every chapter listed in _toc.yml executes top to bottom in a fresh kernel."""
 from __future__ import annotations
 
-import pathlib
-
 import jupytext
 import nbformat
 import pytest
-import yaml
+from _toc import resolve, toc_files
 from nbclient import NotebookClient
-
-ROOT = pathlib.Path(__file__).resolve().parents[1]
-
-
-def toc_files() -> list[str]:
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
-    files = [toc["root"]]
-
-    def walk(node):
-        if isinstance(node, dict):
-            if "file" in node:
-                files.append(node["file"])
-            for v in node.values():
-                walk(v)
-        elif isinstance(node, list):
-            for v in node:
-                walk(v)
-
-    walk(toc.get("parts", toc.get("chapters", [])))
-    return files
-
-
-def resolve(entry: str) -> pathlib.Path:
-    for suffix in ("", ".md", ".ipynb"):
-        p = ROOT / f"{entry}{suffix}"
-        if p.is_file():
-            return p
-    raise FileNotFoundError(entry)
-
 
 CHAPTERS = [f for f in toc_files() if not f.startswith("labs/")]
 

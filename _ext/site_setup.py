@@ -1,4 +1,10 @@
-"""Serve MathJax from the built site itself, so math renders with no network at view time.
+"""Site setup that Jupyter Book 1's _config.yml cannot express.
+
+1. Serve MathJax from the built site itself, so math renders with no network at view time.
+2. Give the theme a valid default colour mode (Jupyter Book leaves it empty, and the
+   theme then logs a console error on every first visit).
+3. Drop sphinx-thebe's scripts: the course has no live-code buttons, and sphinx-thebe
+   adds its settings script twice per page, which is a JavaScript error.
 
 MathJax 3.2.2 comes from the PyPI wheel ``django-static-mathjax`` (pinned in
 requirements.txt; it ships the official ``es5`` build as package data and has no
@@ -26,9 +32,19 @@ def mathjax_es5_dir() -> pathlib.Path:
     return path
 
 
-def _set_path(app: Sphinx, config: Config) -> None:
+def _configure(app: Sphinx, config: Config) -> None:
     mathjax_es5_dir()  # fail early, with a clear message, if the package is missing
     config.mathjax_path = MATHJAX_ENTRY
+    config.html_context.setdefault("default_mode", "light")
+
+
+def _drop_thebe(app: Sphinx, pagename: str, templatename: str, context: dict, doctree) -> None:
+    scripts = context.get("script_files")
+    if scripts is not None:
+        scripts[:] = [s for s in scripts if "thebe" not in (str(s) + str(getattr(s, "attributes", {})))]
+    css = context.get("css_files")
+    if css is not None:
+        css[:] = [c for c in css if "thebe" not in str(c)]
 
 
 def _copy(app: Sphinx, exception: Exception | None) -> None:
@@ -47,6 +63,7 @@ def _copy(app: Sphinx, exception: Exception | None) -> None:
 
 
 def setup(app: Sphinx) -> dict:
-    app.connect("config-inited", _set_path)
+    app.connect("config-inited", _configure)
+    app.connect("html-page-context", _drop_thebe, priority=900)
     app.connect("build-finished", _copy)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

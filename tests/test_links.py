@@ -1,0 +1,61 @@
+"""No broken internal link or anchor in the built site."""
+from __future__ import annotations
+
+import html.parser
+import os
+import pathlib
+from urllib.parse import unquote, urlparse
+
+import pytest
+from _toc import ROOT
+
+SITE = ROOT / "_build" / "html"
+
+
+class _Collector(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.links: list[str] = []
+        self.ids: set[str] = set()
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if a.get("id"):
+            self.ids.add(a["id"])
+        if tag == "a" and a.get("name"):
+            self.ids.add(a["name"])
+        for key in ("href", "src"):
+            if a.get(key) and tag in ("a", "img", "script", "link"):
+                self.links.append(a[key])
+
+
+def _parse(path: pathlib.Path) -> _Collector:
+    c = _Collector()
+    c.feed(path.read_text(encoding="utf-8", errors="replace"))
+    return c
+
+
+def test_no_broken_internal_links():
+    if not (SITE / "index.html").is_file():
+        if os.environ.get("XPU_REQUIRE_SITE") == "1":
+            pytest.fail("the site is not built")
+        pytest.skip("the site is not built (run `jupyter-book build .` first)")
+    pages = [p for p in SITE.rglob("*.html") if "_static" not in p.parts]
+    parsed = {p: _parse(p) for p in pages}
+    broken = []
+    for page, c in parsed.items():
+        for link in c.links:
+            u = urlparse(link)
+            if u.scheme or link.startswith(("//", "mailto:", "javascript:", "data:")):
+                continue  # external: listed on the references page, not fetched here
+            target = page if not u.path else (page.parent / unquote(u.path)).resolve()
+            if target.is_dir():
+                target = target / "index.html"
+            if not target.exists():
+                broken.append(f"{page.relative_to(SITE)} -> {link}")
+                continue
+            if u.fragment and target.suffix == ".html":
+                ids = parsed[target].ids if target in parsed else _parse(target).ids
+                if unquote(u.fragment) not in ids:
+                    broken.append(f"{page.relative_to(SITE)} -> {link} (no anchor)")
+    assert not broken, "\n".join(broken[:50])
