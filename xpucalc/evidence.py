@@ -34,7 +34,7 @@ EMPTY_LABELS: tuple[str, ...] = (NOT_PUBLISHED, NOT_VERIFIED, NOT_MEASURED)
 
 
 def check(label: str) -> str:
-    """Return ``label`` if it is one of :data:`LABELS`, else raise ValueError listing the vocabulary."""
+    """Return ``label`` if it is one of ``LABELS``, else raise ValueError listing the vocabulary."""
     if label not in LABELS:
         raise ValueError(f"evidence label {label!r} is not in the vocabulary; use one of {', '.join(LABELS)}")
     return label
