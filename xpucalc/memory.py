@@ -1,0 +1,127 @@
+"""Memory types and their bandwidths, and what a slower memory does to decode speed.
+
+The data live in ``xpucalc/data/memory_types.json``: one row per memory type with a
+representative bandwidth (bytes/s), an optional range, the example devices, the
+source, the date checked and the evidence label. This module only reads them and
+does the arithmetic of the "decode reads every weight once per token" bound.
+"""
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+from ._check import non_negative, positive
+from .table import Table
+from .units import fmt_si
+
+
+@lru_cache(maxsize=None)
+def _data() -> dict[str, Any]:
+    text = resources.files("xpucalc").joinpath("data", "memory_types.json").read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+def rows() -> list[dict[str, Any]]:
+    """All memory-type rows, fastest first as stored (do not mutate)."""
+    return list(_data()["rows"])
+
+
+def keys() -> list[str]:
+    """The memory-type keys (``"hbm3"``, ``"ddr5"``, ...)."""
+    return [r["key"] for r in rows()]
+
+
+def row(key: str) -> dict[str, Any]:
+    """The row of memory type ``key``; KeyError naming the known keys otherwise."""
+    for r in rows():
+        if r["key"] == key:
+            return r
+    raise KeyError(f"unknown memory type key {key!r}; known keys: {', '.join(keys())}")
+
+
+def source(source_id: str) -> dict[str, Any]:
+    """Title, URL and date checked of a source id used in ``memory_types.json``."""
+    sources = _data()["sources"]
+    if source_id not in sources:
+        raise KeyError(f"unknown source id {source_id!r}; known: {', '.join(sources)}")
+    return sources[source_id]
+
+
+def bandwidth(key: str) -> float:
+    """Representative bandwidth of memory type ``key``, bytes/s."""
+    return float(row(key)["bandwidth"])
+
+
+def bandwidth_range(key: str) -> tuple[float, float]:
+    """(low, high) bandwidth of memory type ``key``, bytes/s; (v, v) when the row has no range."""
+    r = row(key)
+    if r.get("bandwidth_range"):
+        lo, hi = r["bandwidth_range"]
+        return float(lo), float(hi)
+    v = float(r["bandwidth"])
+    return v, v
+
+
+def slowdown(fast_bandwidth: float, slow_bandwidth: float) -> float:
+    """How many times slower a bandwidth-bound step gets when its bytes move from the fast memory to the slow one.
+
+    Args:
+        fast_bandwidth: bandwidth of the memory the weights should live in (e.g. HBM), bytes/s.
+        slow_bandwidth: bandwidth of the memory they were moved to (e.g. DDR5, or the PCIe link), bytes/s.
+
+    Returns:
+        ``fast_bandwidth / slow_bandwidth`` (a pure ratio).
+    """
+    return positive(fast_bandwidth, "fast_bandwidth") / positive(slow_bandwidth, "slow_bandwidth")
+
+
+def slowdown_range(fast_key: str, slow_key: str) -> tuple[float, float]:
+    """(smallest, largest) slowdown between two memory types of the catalog, using their ranges.
+
+    The fast memory's representative value is divided by the slow memory's high and low
+    ends, so the answer shows how much of the spread comes from the slow side.
+    """
+    fast = bandwidth(fast_key)
+    lo, hi = bandwidth_range(slow_key)
+    return slowdown(fast, hi), slowdown(fast, lo)
+
+
+def offload_tokens_per_s_bound(model_bytes: float, offloaded_bytes: float, device_bandwidth: float,
+                               offload_bandwidth: float) -> float:
+    """Decode bound when part of the weights is read from a slower memory every token, tokens/s.
+
+    The time per token is the sum of the two reads, ``(model - off)/device_bw + off/offload_bw``;
+    with nothing offloaded this is ``device_bw / model``.
+
+    Args:
+        model_bytes: bytes of weights read per token, bytes.
+        offloaded_bytes: of those, the bytes kept in the slower memory, bytes (0 <= off <= model).
+        device_bandwidth: bandwidth of the accelerator's own memory, bytes/s.
+        offload_bandwidth: bandwidth at which offloaded bytes reach the accelerator, bytes/s
+            (the slower of host RAM and the host link).
+    """
+    m = positive(model_bytes, "model_bytes")
+    off = non_negative(offloaded_bytes, "offloaded_bytes")
+    if off > m:
+        raise ValueError(f"offloaded_bytes ({offloaded_bytes!r}) cannot exceed model_bytes ({model_bytes!r})")
+    t = (m - off) / positive(device_bandwidth, "device_bandwidth") + off / positive(offload_bandwidth,
+                                                                                     "offload_bandwidth")
+    return 1.0 / t
+
+
+def table(caption: str = "") -> Table:
+    """The memory-type table as stored: representative value, range, use, example devices, evidence, source."""
+    from . import devices
+
+    t = Table(["메모리", "대표 대역폭", "범위", "원자료 표기", "주 용도", "예시 장치 (카탈로그)", "근거", "출처 (확인일)"],
+              caption=caption)
+    for r in rows():
+        lo, hi = bandwidth_range(r["key"])
+        rng = "—" if lo == hi else f"{fmt_si(lo, 'B/s', 3)} – {fmt_si(hi, 'B/s', 3)}"
+        names = ", ".join(devices.entry(k)["name"] for k in r.get("example_devices", [])) or "—"
+        src = source(r["source"])
+        t.add(r["name"], fmt_si(r["bandwidth"], "B/s", 3), rng, r.get("as_published") or "—",
+              r.get("typical_use_ko", "—"), names, r["evidence"], f"{src['title']} ({r['checked']})")
+    return t
