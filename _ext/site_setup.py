@@ -3,7 +3,10 @@
 1. Serve MathJax from the built site itself, so math renders with no network at view time.
 2. Give the theme a valid default colour mode (Jupyter Book leaves it empty, and the
    theme then logs a console error on every first visit).
-3. Drop sphinx-thebe's scripts: the course has no live-code buttons, and sphinx-thebe
+3. Show the labs' "Open in Colab" badge from the site's own copy (``_static/colab-badge.svg``):
+   the notebooks keep Colab's official badge URL, which works on GitHub and in Colab,
+   but the site must not fetch anything from the network.
+4. Drop sphinx-thebe's scripts: the course has no live-code buttons, and sphinx-thebe
    adds its settings script twice per page, which is a JavaScript error.
 
 MathJax 3.2.2 comes from the PyPI wheel ``django-static-mathjax`` (pinned in
@@ -20,6 +23,7 @@ from sphinx.application import Sphinx
 from sphinx.config import Config
 
 MATHJAX_ENTRY = "mathjax/tex-mml-chtml.js"
+COLAB_BADGE = "https://colab.research.google.com/assets/colab-badge.svg"
 
 
 def mathjax_es5_dir() -> pathlib.Path:
@@ -47,6 +51,16 @@ def _drop_thebe(app: Sphinx, pagename: str, templatename: str, context: dict, do
         css[:] = [c for c in css if "thebe" not in str(c)]
 
 
+def _local_badge(app: Sphinx, doctree, docname: str) -> None:
+    from docutils import nodes
+
+    depth = docname.count("/")
+    for img in doctree.findall(nodes.image):
+        if img.get("uri") == COLAB_BADGE:
+            img["uri"] = "../" * depth + "_static/colab-badge.svg"
+            img["candidates"] = {"*": img["uri"]}
+
+
 def _copy(app: Sphinx, exception: Exception | None) -> None:
     if exception is not None or app.builder.format != "html":
         return
@@ -65,5 +79,6 @@ def _copy(app: Sphinx, exception: Exception | None) -> None:
 def setup(app: Sphinx) -> dict:
     app.connect("config-inited", _configure)
     app.connect("html-page-context", _drop_thebe, priority=900)
+    app.connect("doctree-resolved", _local_badge)
     app.connect("build-finished", _copy)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -86,8 +86,31 @@ def test_roofline_plot_has_no_missing_glyphs():
     assert not [c for c in caught if "Glyph" in str(c.message) or "missing from font" in str(c.message)]
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
     assert any("I = 100" in s for s in labels)
-    assert "Nanum" in matplotlib.rcParams["font.family"][0]
+    assert "NanumGothic" in matplotlib.rcParams["font.family"]
     plt.close(ax.figure)
+
+
+def test_log_axes_below_one_have_a_minus_glyph(caplog):
+    # matplotlib reports a missing mathtext glyph through logging, not warnings
+    import logging
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from xpucalc.plot import setup_korean_font
+
+    setup_korean_font()
+    fig, ax = plt.subplots()
+    ax.loglog([0.01, 1, 100], [0.001, 1, 10])
+    ax.set_title("산술 강도 −1 미만")
+    with caplog.at_level(logging.WARNING, logger="matplotlib"), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fig.canvas.draw()
+    assert "does not have a glyph" not in caplog.text
+    assert not [c for c in caught if "Glyph" in str(c.message)]
+    plt.close(fig)
 
 
 def test_diagram_draws_korean_without_missing_glyphs():

@@ -157,24 +157,30 @@ def test_hidden_answers_stay_hidden_until_clicked(browser, base_url, path):
         _unavailable("no page with hidden answers in the built site")
     ctx, page, _ = open_page(browser, base_url, path)
     try:
-        # sphinx-design dropdowns are <details>; admonition/solution dropdowns use sphinx-togglebutton
-        details = page.query_selector_all("details.sd-dropdown, details.toggle-details")
-        toggles = page.query_selector_all(".dropdown.toggle")
+        # sphinx-design dropdowns are <details class="sd-dropdown">; "dropdown" admonitions and exercise
+        # solutions are collapsed by sphinx-togglebutton, which adds "toggle-hidden" and a button.
+        details = page.query_selector_all("details.sd-dropdown")
+        toggles = page.query_selector_all(".admonition.dropdown")
         assert details or toggles, "no hidden answer found"
         for d in details:
             assert d.get_attribute("open") is None, "a <details> answer is open before any click"
+            assert not d.query_selector(".sd-summary-content").is_visible(), "a <details> answer is visible"
         for t in toggles:
-            assert "toggle-hidden" in (t.get_attribute("class") or ""), "a toggle answer is visible before any click"
+            assert "toggle-hidden" in (t.get_attribute("class") or ""), "a dropdown answer is expanded before any click"
         if toggles:
             t = toggles[0]
-            t.scroll_into_view_if_needed()
-            page.click(f"#{t.get_attribute('id')} + button, button[data-target='#{t.get_attribute('id')}']")
-            page.wait_for_timeout(300)
+            body = t.query_selector(":scope > :not(.admonition-title)")
+            assert body is None or not body.is_visible(), "a dropdown answer's body is visible before any click"
+            t.query_selector(".toggle-button, .admonition-title").click()
+            page.wait_for_timeout(400)
             assert "toggle-hidden" not in (t.get_attribute("class") or ""), "clicking did not open the answer"
-        else:
+            assert body is None or body.is_visible(), "the answer's body stays hidden after the click"
+        if details:
             d = details[0]
             d.query_selector("summary").click()
+            page.wait_for_timeout(200)
             assert d.get_attribute("open") is not None, "clicking did not open the answer"
+            assert d.query_selector(".sd-summary-content").is_visible()
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / (path.replace("/", "_") + ".opened.png")), full_page=False)
     finally:

@@ -96,3 +96,11 @@ def test_discussion_breakeven():
 @pytest.mark.parametrize("power, rps, joules", [(400, 100, 4.0), (250, 50, 5.0)])
 def test_exercise_3_energy(power, rps, joules):
     assert xc.energy_per_request(power, rps) == pytest.approx(joules)
+
+
+def test_breakeven_from_path_totals_is_exact():
+    # 가 (4+9+2 = 15 ms) vs 나 (7+2+2 = 11 ms) with compile 5 s vs 30 s swapped: 25 s / 4 ms = 6,250 equal -> 6,251
+    fast_compile = xc.Path("a", 7e-3, 2e-3, 2e-3, compile_s=30)
+    slow = xc.Path("b", 4e-3, 9e-3, 2e-3, compile_s=5)
+    assert fast_compile.per_batch_s == 0.011
+    assert xc.breakeven_runs(fast_compile.compile_s, fast_compile.per_batch_s, slow.compile_s, slow.per_batch_s) == 6251

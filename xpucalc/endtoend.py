@@ -36,13 +36,17 @@ class Path:
 
     @property
     def per_batch_s(self) -> float:
-        """Steady-state time for one batch: device + transfer + host, seconds."""
-        return self.device_s + self.transfer_s + self.host_s
+        """Steady-state time for one batch: device + transfer + host, seconds.
+
+        Summed exactly (7 ms + 2 ms + 2 ms is 11 ms, not 0.011000000000000001 s), so a
+        break-even computed from it lands on the right whole number.
+        """
+        return float(_exact(self.device_s) + _exact(self.transfer_s) + _exact(self.host_s))
 
     @property
     def first_run_s(self) -> float:
         """Time from process start to the first result: compile + one batch, seconds."""
-        return self.compile_s + self.per_batch_s
+        return float(_exact(self.compile_s) + _exact(self.per_batch_s))
 
     def total_s(self, runs: int) -> float:
         """Total time for ``runs`` batches including the one-time compile, seconds."""

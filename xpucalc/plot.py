@@ -16,7 +16,10 @@ _FONT_READY = False
 def setup_korean_font() -> str:
     """Make matplotlib draw Hangul: registers NanumGothic (shipped by koreanize-matplotlib).
 
-    Returns the font family name. Safe to call many times.
+    Text is drawn with DejaVu Sans first and falls back to NanumGothic for Hangul.
+    That order matters: NanumGothic has no minus sign (U+2212), and the tick labels
+    of log axes (``10^{-1}``) are typeset in the first font of the family.
+    Returns the first family name. Safe to call many times.
     """
     global _FONT_READY
     import matplotlib
@@ -24,6 +27,7 @@ def setup_korean_font() -> str:
     if not _FONT_READY:
         import koreanize_matplotlib  # noqa: F401  (registers NanumGothic and selects it)
 
+        matplotlib.rcParams["font.family"] = ["DejaVu Sans", "NanumGothic"]
         matplotlib.rcParams["axes.unicode_minus"] = False
         _FONT_READY = True
     return str(matplotlib.rcParams["font.family"][0])
