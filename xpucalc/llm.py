@@ -47,7 +47,7 @@ def attention_ratio(n_params: float, layers: int, d_model: float, seq_len: float
     """Attention term over the 6N term for training: 12 L d s / 6N.
 
     With N ~ 12 L d^2 this is about s / (6 d): the term is negligible when the
-    sequence is much shorter than six times the model width, not when s < d/12.
+    sequence is much shorter than six times the model width (s << 6d).
     """
     return attention_flops_per_token(layers, d_model, seq_len, True) / train_flops_per_token(n_params)
 
