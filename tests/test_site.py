@@ -182,6 +182,7 @@ def test_hidden_answers_stay_hidden_until_clicked(browser, base_url, path):
             assert d.get_attribute("open") is not None, "clicking did not open the answer"
             assert d.query_selector(".sd-summary-content").is_visible()
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(ARTIFACTS / (path.replace("/", "_") + ".opened.png")), full_page=False)
+        opened = toggles[0] if toggles else details[0]
+        opened.screenshot(path=str(ARTIFACTS / (path.replace("/", "_") + ".opened.png")))
     finally:
         ctx.close()
