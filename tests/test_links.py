@@ -59,3 +59,22 @@ def test_no_broken_internal_links():
                 if unquote(u.fragment) not in ids:
                     broken.append(f"{page.relative_to(SITE)} -> {link} (no anchor)")
     assert not broken, "\n".join(broken[:50])
+
+
+def test_external_links_are_listed_on_the_references_page():
+    """Every outside address a page links to is on the references page (with its date); Colab launches excepted."""
+    import re
+
+    if not (SITE / "index.html").is_file():
+        if os.environ.get("XPU_REQUIRE_SITE") == "1":
+            pytest.fail("the site is not built")
+        pytest.skip("the site is not built (run `jupyter-book build .` first)")
+    listed = set(re.findall(r'href="(https?://[^"]+)"', (SITE / "book/appendix/references.html").read_text(encoding="utf-8")))
+    unlisted = []
+    for page in SITE.rglob("*.html"):
+        if "_static" in page.parts:
+            continue
+        for url in re.findall(r'<a class="reference external" href="(https?://[^"]+)"', page.read_text(encoding="utf-8")):
+            if url not in listed and not url.startswith("https://colab.research.google.com/github/"):
+                unlisted.append(f"{page.relative_to(SITE)}: {url}")
+    assert not unlisted, "\n".join(unlisted)
