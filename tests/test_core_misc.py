@@ -139,3 +139,22 @@ def test_diagram_draws_korean_without_missing_glyphs():
     assert "호스트 메모리" in texts and "② 호스트↔가속기" in texts
     assert len(fig2.axes[0].patches) == 5 + 4  # five boxes, four arrows
     plt.close("all")
+
+
+def test_public_api_of_the_design_is_reachable_from_the_package():
+    import sys
+
+    for name in ("Device", "Workload", "linear_layer", "roofline", "ridge_point", "crossover", "breakeven_runs",
+                 "energy_per_request"):
+        assert callable(getattr(xc, name)), name
+    for mod, names in {"devices": ("get", "keys"), "units": ("GB", "TB", "GiB", "TiB", "TFLOPS"),
+                       "llm": ("kv_cache_bytes", "decode_tokens_per_s_bound", "train_time_s", "allreduce_time_s"),
+                       "bench": ("run_torch", "run_jax")}.items():
+        for n in names:
+            assert hasattr(getattr(xc, mod), n), f"xpucalc.{mod}.{n}"
+    # importing the package must not pull in the frameworks (the harness imports them only when it runs)
+    import subprocess
+
+    probe = "import sys, xpucalc; print('torch' in sys.modules, 'jax' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["False", "False"]

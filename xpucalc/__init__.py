@@ -12,7 +12,7 @@ Modules: ``units`` (constants, formatting), ``evidence`` (labels), ``devices``
 """
 from __future__ import annotations
 
-from . import comparison, devices, endtoend, energy, evidence, llm, units
+from . import bench, comparison, devices, endtoend, energy, evidence, llm, reference, units
 from .comparison import ComparisonTable
 from .device import Device
 from .endtoend import Path, breakeven_point, breakeven_runs
@@ -24,7 +24,7 @@ from .workload import LinearLayer, Workload, linear_layer
 __version__ = "0.1.0"
 
 __all__ = [
-    "ComparisonTable", "Device", "LinearLayer", "Path", "RooflineResult", "Table", "Workload",
+    "bench", "reference", "ComparisonTable", "Device", "LinearLayer", "Path", "RooflineResult", "Table", "Workload",
     "attainable", "breakeven_point", "breakeven_runs", "comparison", "cost_per_request", "crossover",
     "devices", "endtoend", "energy", "energy_per_request", "evidence", "linear_layer", "llm",
     "ridge_point", "roofline", "units",
