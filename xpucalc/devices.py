@@ -6,11 +6,9 @@ Every figure is a dict with ``value`` (SI units, or None when not published),
 """
 from __future__ import annotations
 
-import json
-from functools import lru_cache
-from importlib import resources
 from typing import Any
 
+from ._data import load_json
 from .device import Device
 from .table import Table
 from .units import fmt_bytes, fmt_si
@@ -18,15 +16,9 @@ from .units import fmt_bytes, fmt_si
 PRECISIONS = ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4")
 
 
-@lru_cache(maxsize=None)
-def _load(name: str) -> dict[str, Any]:
-    text = resources.files("xpucalc").joinpath("data", name).read_text(encoding="utf-8")
-    return json.loads(text)
-
-
 def catalog() -> dict[str, Any]:
     """The whole device catalog as loaded from ``devices.json`` (do not mutate)."""
-    return _load("devices.json")
+    return load_json("devices.json")
 
 
 def keys() -> list[str]:

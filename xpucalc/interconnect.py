@@ -8,12 +8,10 @@ separately, because spec sheets mix the two.
 """
 from __future__ import annotations
 
-import json
 import re
-from functools import lru_cache
-from importlib import resources
 from typing import Any
 
+from ._data import load_json
 from ._check import fraction, positive, positive_int
 from .table import Table
 from .units import fmt_si
@@ -22,10 +20,8 @@ from .units import fmt_si
 PCIE_WIDTHS = (1, 2, 4, 8, 16)
 
 
-@lru_cache(maxsize=None)
 def _data() -> dict[str, Any]:
-    text = resources.files("xpucalc").joinpath("data", "interconnects.json").read_text(encoding="utf-8")
-    return json.loads(text)
+    return load_json("interconnects.json")
 
 
 def source(source_id: str) -> dict[str, Any]:

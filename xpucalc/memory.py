@@ -7,20 +7,16 @@ does the arithmetic of the "decode reads every weight once per token" bound.
 """
 from __future__ import annotations
 
-import json
-from functools import lru_cache
-from importlib import resources
 from typing import Any
 
+from ._data import load_json
 from ._check import non_negative, positive
 from .table import Table
 from .units import fmt_si
 
 
-@lru_cache(maxsize=None)
 def _data() -> dict[str, Any]:
-    text = resources.files("xpucalc").joinpath("data", "memory_types.json").read_text(encoding="utf-8")
-    return json.loads(text)
+    return load_json("memory_types.json")
 
 
 def rows() -> list[dict[str, Any]]:
