@@ -1,11 +1,11 @@
-"""Back-of-the-envelope LLM hardware arithmetic, in SI units.
+"""Back-of-the-envelope LLM hardware arithmetic from scalars (no architecture), in SI units.
 
 Conventions: a multiply-add is 2 FLOP; ``n_params`` is a count (70e9 for a 70B
 model); sizes are bytes, rates FLOP/s or bytes/s, times seconds.
 """
 from __future__ import annotations
 
-from ._check import fraction, non_negative, positive, positive_int
+from .._check import fraction, non_negative, positive, positive_int
 
 #: Chinchilla's compute-optimal ratio of training tokens to parameters.
 CHINCHILLA_TOKENS_PER_PARAM = 20.0
@@ -171,15 +171,28 @@ def mfu(n_params: float, tokens_per_s: float, n_devices: int, peak_flops: float)
         tokens_per_s: measured training throughput of the whole job, tokens/s.
         n_devices: accelerators used.
         peak_flops: dense peak per device, FLOP/s.
+
+    Raises:
+        ValueError: when the result exceeds 1 — the throughput claimed is faster than the
+            devices' peak, so one of the inputs is wrong (a sparse peak, a per-GPU rate given as
+            the job's, too few devices).
     """
-    return train_flops_per_token(n_params) * positive(tokens_per_s, "tokens_per_s") / (
+    m = train_flops_per_token(n_params) * positive(tokens_per_s, "tokens_per_s") / (
         positive_int(n_devices, "n_devices") * positive(peak_flops, "peak_flops"))
+    return _at_most_one(m, "tokens_per_s")
+
+
+def _at_most_one(m: float, culprit: str) -> float:
+    if m > 1.0:
+        raise ValueError(f"MFU would be {m:.3f} (> 1, faster than the peak): check {culprit}, n_devices and "
+                         "peak_flops (dense, per device)")
+    return m
 
 
 def mfu_from_device_hours(n_params: float, tokens: float, device_hours: float, peak_flops: float) -> float:
-    """MFU implied by a reported budget: 6NT / (device_hours x 3600 x peak_flops), a fraction."""
-    return train_flops(n_params, tokens) / (positive(device_hours, "device_hours") * 3600.0
-                                            * positive(peak_flops, "peak_flops"))
+    """MFU implied by a reported budget: 6NT / (device_hours x 3600 x peak_flops), a fraction (ValueError if > 1)."""
+    return _at_most_one(train_flops(n_params, tokens) / (positive(device_hours, "device_hours") * 3600.0
+                                                         * positive(peak_flops, "peak_flops")), "device_hours")
 
 
 # --- communication -----------------------------------------------------------
