@@ -1,0 +1,60 @@
+"""A small, honest timing harness for Y = ReLU(XW + b) on PyTorch and JAX.
+
+The package's layout is the harness:
+
+* :mod:`.timing` -- clocks, warm-up by time, interleaved rounds, statistics
+  (min, p10, median, IQR, noisy and bimodal flags); ``time_calls``.
+* :mod:`.cuda_timing` -- CUDA-event timers: per-call latency, back-to-back
+  time, CUDA-graph replay (kernel time), L2 flush.
+* :mod:`.torch_backend`, :mod:`.jax_backend` -- one runner per framework.
+* :mod:`.coldstart` -- the first call in a fresh process with empty compile caches.
+* :mod:`.accuracy` -- inputs, the float64 reference, tolerances.
+* :mod:`.environment` -- device, versions, compute capability, L2, clocks, driver.
+* :mod:`.results`, :mod:`.report`, :mod:`.grid` -- what a condition measured, tables, the grid.
+
+Boundaries kept apart: **first call** (compile + first execution; one-time process
+setup measured on its own), **device-resident steady state** (on a GPU as three
+numbers: per call, back to back, kernel; L2 warm and cold) and **steady state with
+copies** (pageable; on a GPU also pinned + ``non_blocking``). Each output is checked
+against a CPU float64 reference (first and last timed output); the environment is
+recorded and the evidence label follows from it: ``실측`` on an accelerator,
+``CPU 동작 확인`` on a CPU. Whatever a backend cannot do comes back as a result
+with ``status="unsupported"`` and a reason -- never as an exception.
+
+torch and jax are imported only inside the functions that use them.
+All times are seconds; milliseconds and microseconds appear only in tables.
+"""
+from __future__ import annotations
+
+from .accuracy import TOLERANCE, UNIT_ROUNDOFF, Accuracy, check_accuracy, make_inputs, reference_output
+from .conditions import DTYPE_BYTES, PATH_LABELS, PATHS, PRECISIONS
+from .cuda_timing import back_to_back, graph_replay, per_call
+from .environment import (CPU_REPS, CPU_WARMUP, DEFAULT_REPS, DEFAULT_WARMUP, Environment, default_reps,
+                          jax_environment, torch_environment)
+from .grid import find, run_grid
+from .jax_backend import run_jax
+from .report import GPU_HEADERS, RESULT_HEADERS, gpu_table, result_row, results_table
+from .results import OK, UNSUPPORTED, BenchResult, GpuTimings, unsupported
+from .timing import (NOISY_THRESHOLD, NoisyTimingWarning, Timing, interleaved, is_bimodal, summarize, time_calls,
+                     time_rounds, warm_up)
+from .torch_backend import compile_counters, run_torch
+
+
+def time_calls_cuda(fn, warmup: int, reps: int, device: int | None = None) -> list[float]:  # noqa: ANN001
+    """Per-call latency with CUDA events after ``warmup`` untimed calls, seconds each (see :func:`per_call`)."""
+    import torch
+
+    for _ in range(warmup):
+        fn()
+    return per_call(fn, reps, device=torch.cuda.current_device() if device is None else device)
+
+
+__all__ = [
+    "Accuracy", "BenchResult", "CPU_REPS", "CPU_WARMUP", "DEFAULT_REPS", "DEFAULT_WARMUP", "DTYPE_BYTES",
+    "Environment", "GPU_HEADERS", "GpuTimings", "NOISY_THRESHOLD", "NoisyTimingWarning", "OK", "PATHS",
+    "PATH_LABELS", "PRECISIONS", "RESULT_HEADERS", "TOLERANCE", "Timing", "UNIT_ROUNDOFF", "UNSUPPORTED",
+    "back_to_back", "check_accuracy", "compile_counters", "default_reps", "find", "gpu_table", "graph_replay",
+    "interleaved", "is_bimodal", "jax_environment", "make_inputs", "per_call", "reference_output", "result_row",
+    "results_table", "run_grid", "run_jax", "run_torch", "summarize", "time_calls", "time_calls_cuda",
+    "time_rounds", "torch_environment", "unsupported", "warm_up",
+]

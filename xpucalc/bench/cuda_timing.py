@@ -1,0 +1,168 @@
+"""CUDA-event timers: per-call latency, back-to-back time, CUDA-graph replay, L2 flush.
+
+Every function takes the CUDA module as ``cuda`` (``torch.cuda`` by default) and
+a ``device`` index, so the GPU code path is small, respects ``cuda:1``, and can be
+tested on a machine without a GPU with a fake module that records what happened.
+All functions return seconds *per call*. ``elapsed_time`` of CUDA events is in
+milliseconds and is converted here.
+
+What each timer measures (the course's three GPU numbers):
+
+* :func:`per_call` -- ``start.record(); fn(); end.record(); end.synchronize()``
+  for each repetition: Python dispatch + launch + kernel of one call that
+  finds the GPU idle. A tiny kernel reads as its launch cost.
+* :func:`back_to_back` -- ``batch`` calls between two events, / ``batch``: the
+  CPU enqueues while the GPU runs, so the time is max(launch, kernel) per call.
+* :func:`graph_replay` -- the ``batch`` calls captured once in a CUDA graph; the
+  replay between two events / ``batch`` is nearly pure GPU time.
+
+With ``flush`` (see :func:`l2_flusher`) each repetition first overwrites a
+buffer of at least twice the L2 size, outside the timed interval
+(``triton.testing.do_bench`` does the same), so the data start in HBM.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..units import MS
+from .timing import check_count
+
+#: Flush buffer = this many times the L2 size.
+FLUSH_FACTOR = 2
+#: Flush buffer when the L2 size is unknown, bytes (256 MiB: above every L2 of 2026's GPUs x 2).
+FLUSH_DEFAULT_BYTES = 256 * 2**20
+
+
+def _torch_cuda() -> Any:
+    import torch
+
+    return torch.cuda
+
+
+def _elapsed_s(start: Any, end: Any) -> float:
+    return float(start.elapsed_time(end)) * MS
+
+
+def _events(cuda: Any) -> tuple[Any, Any]:
+    return cuda.Event(enable_timing=True), cuda.Event(enable_timing=True)
+
+
+def per_call(fn: Callable[[], Any], reps: int, *, device: int = 0, flush: Callable[[], Any] | None = None,
+             cuda: Any = None) -> list[float]:
+    """Per-call latency: each repetition ``[flush]; start; fn(); end; wait``, seconds per call.
+
+    Args:
+        fn: the call to time (enqueues GPU work), no arguments.
+        reps: timed repetitions (>= 1). Warm up before (untimed).
+        device: CUDA device index; events are recorded on its current stream.
+        flush: called before each repetition's start event (outside the interval), e.g. :func:`l2_flusher`.
+        cuda: the CUDA module (``torch.cuda`` when None).
+    """
+    reps = check_count(reps, "reps", 1)
+    cuda = cuda or _torch_cuda()
+    samples = []
+    with cuda.device(device):
+        cuda.synchronize(device)
+        for _ in range(reps):
+            start, end = _events(cuda)
+            if flush is not None:
+                flush()
+            start.record()
+            fn()
+            end.record()
+            end.synchronize()
+            samples.append(_elapsed_s(start, end))
+    return samples
+
+
+def back_to_back(fn: Callable[[], Any], reps: int, batch: int, *, device: int = 0, cuda: Any = None) -> list[float]:
+    """Back-to-back time: ``batch`` calls between two events, / ``batch``; one sample per repetition, seconds.
+
+    Args:
+        fn, device, cuda: as in :func:`per_call`.
+        reps: repetitions, each a group of ``batch`` calls (>= 1).
+        batch: calls per group (>= 1).
+    """
+    reps = check_count(reps, "reps", 1)
+    batch = check_count(batch, "batch", 1)
+    cuda = cuda or _torch_cuda()
+    samples = []
+    with cuda.device(device):
+        cuda.synchronize(device)
+        for _ in range(reps):
+            start, end = _events(cuda)
+            start.record()
+            for _ in range(batch):
+                fn()
+            end.record()
+            end.synchronize()
+            samples.append(_elapsed_s(start, end) / batch)
+    return samples
+
+
+def capture_graph(fn: Callable[[], Any], batch: int, *, device: int = 0, cuda: Any = None,
+                  warmup: int = 3) -> Any:
+    """A CUDA graph holding ``batch`` calls of ``fn`` (warmed up on a side stream first, as PyTorch requires)."""
+    batch = check_count(batch, "batch", 1)
+    cuda = cuda or _torch_cuda()
+    with cuda.device(device):
+        side = cuda.Stream()
+        side.wait_stream(cuda.current_stream())
+        with cuda.stream(side):
+            for _ in range(warmup):
+                fn()
+        cuda.current_stream().wait_stream(side)
+        cuda.synchronize(device)
+        graph = cuda.CUDAGraph()
+        with cuda.graph(graph):
+            for _ in range(batch):
+                fn()
+        cuda.synchronize(device)
+    return graph
+
+
+def graph_replay(graph: Any, reps: int, batch: int, *, device: int = 0, flush: Callable[[], Any] | None = None,
+                 cuda: Any = None) -> list[float]:
+    """Kernel time: each repetition ``[flush]; start; graph.replay(); end; wait``, / ``batch``, seconds per call.
+
+    Args:
+        graph: from :func:`capture_graph` with the same ``batch``.
+        reps, device, flush, cuda: as in :func:`per_call`.
+        batch: calls captured in the graph.
+    """
+    reps = check_count(reps, "reps", 1)
+    batch = check_count(batch, "batch", 1)
+    cuda = cuda or _torch_cuda()
+    samples = []
+    with cuda.device(device):
+        cuda.synchronize(device)
+        for _ in range(reps):
+            start, end = _events(cuda)
+            if flush is not None:
+                flush()
+            start.record()
+            graph.replay()
+            end.record()
+            end.synchronize()
+            samples.append(_elapsed_s(start, end) / batch)
+    return samples
+
+
+def flush_bytes(l2_bytes: float | None) -> int:
+    """Size of the L2 flush buffer: :data:`FLUSH_FACTOR` x the L2 size, or :data:`FLUSH_DEFAULT_BYTES` if unknown."""
+    if not l2_bytes or l2_bytes <= 0:
+        return FLUSH_DEFAULT_BYTES
+    return int(FLUSH_FACTOR * l2_bytes)
+
+
+def l2_flusher(nbytes: int, device: str, torch: Any = None) -> Callable[[], Any]:
+    """A call that overwrites a buffer of ``nbytes`` on ``device`` (evicting the L2 cache); enqueues one kernel."""
+    if torch is None:
+        import torch
+    buf = torch.empty(int(nbytes), dtype=torch.uint8, device=device)
+    return buf.zero_
+
+
+__all__ = ["FLUSH_DEFAULT_BYTES", "FLUSH_FACTOR", "back_to_back", "capture_graph", "flush_bytes", "graph_replay",
+           "l2_flusher", "per_call"]
