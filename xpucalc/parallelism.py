@@ -129,8 +129,20 @@ def _flag(value: object, name: str) -> bool:
     return value
 
 
+def _tp_degree(limit: int, heads: tuple[int, int] | None) -> int:
+    """Largest TP degree <= ``limit`` that divides both head counts (powers of two when they are unknown)."""
+    for t in range(limit, 0, -1):
+        if heads is None:
+            if t & (t - 1) == 0:
+                return t
+        elif heads[0] % t == 0 and heads[1] % t == 0:
+            return t
+    return 1
+
+
 def suggest(model_bytes_needed: float, gpu_memory_bytes: float, gpus_per_node: int, n_nodes: int,
-            has_nvlink: bool, is_moe: bool) -> Suggestion:
+            has_nvlink: bool, is_moe: bool, *, goal: str = "training", n_gpus: int | None = None,
+            heads: tuple[int, int] | None = None) -> Suggestion:
     """Walk the decision flow of the reference part and say which parallelism to start from.
 
     The flow: does the model fit on one GPU (then DDP)? If not, is there NVLink in the
@@ -145,6 +157,12 @@ def suggest(model_bytes_needed: float, gpu_memory_bytes: float, gpus_per_node: i
         n_nodes: nodes (>= 1).
         has_nvlink: the GPUs of a node are joined by NVLink / NVSwitch.
         is_moe: the model is a mixture of experts.
+        goal: ``"training"`` (replicas exchange gradients; FSDP is an option) or ``"serving"``
+            (replicas are independent copies answering different requests; no gradients, no FSDP).
+        n_gpus: GPUs in total when the last node is not full (12 GPUs = one node of 8 + one of 4);
+            default ``gpus_per_node x n_nodes``.
+        heads: (attention heads, KV heads) of the model; TP must divide both. Unknown: TP is
+            kept to a power of two, which divides the head counts of the common models.
 
     Returns:
         a :class:`Suggestion`; ``feasible`` is False when even all GPUs together lack the memory.
@@ -155,7 +173,14 @@ def suggest(model_bytes_needed: float, gpu_memory_bytes: float, gpus_per_node: i
     nodes = positive_int(n_nodes, "n_nodes")
     nvlink = _flag(has_nvlink, "has_nvlink")
     moe = _flag(is_moe, "is_moe")
-    total = g * nodes
+    if goal not in ("training", "serving"):
+        raise ValueError(f"goal must be 'training' or 'serving', got {goal!r}")
+    serving = goal == "serving"
+    total = g * nodes if n_gpus is None else positive_int(n_gpus, "n_gpus")
+    if total > g * nodes or total <= g * (nodes - 1):
+        raise ValueError(f"n_gpus={total} does not match {nodes} node(s) of up to {g} GPUs")
+    if heads is not None:
+        heads = (positive_int(heads[0], "heads[0]"), positive_int(heads[1], "heads[1]"))
     gb_need, gb_mem = need / 1e9, mem / 1e9
     reasons: list[str] = []
     warnings: list[str] = []
@@ -173,6 +198,10 @@ def suggest(model_bytes_needed: float, gpu_memory_bytes: float, gpus_per_node: i
         if total == 1:
             reasons.append("GPU가 한 장뿐이므로 병렬화할 것이 없습니다.")
             return finish("단일 GPU (병렬화 없음)")
+        if serving:
+            reasons.append(f"GPU {total}장마다 모델 사본을 하나씩 두고 요청을 나눠 받습니다(복제 {total}개). "
+                           "사본끼리는 통신하지 않으므로 요청 하나의 속도는 GPU 한 장의 속도입니다.")
+            return finish(f"복제 서빙 (사본 {total}개, 사본당 GPU 1장)", dp=total)
         reasons.append(f"GPU {total}장에 모델을 통째로 복제하고 배치를 나누는 DDP로 충분합니다 "
                        "(step마다 gradient all-reduce 1회).")
         if nodes > 1:
@@ -187,23 +216,58 @@ def suggest(model_bytes_needed: float, gpu_memory_bytes: float, gpus_per_node: i
 
     node_mem = mem * g
     if nodes == 1:
+        g = total
         if g == 1:  # unreachable: need > mem and need <= mem * total with total == 1
             raise AssertionError("inconsistent sizes")
         if nvlink:
-            reasons.append(f"노드 안 GPU {g}장이 NVLink로 연결되어 있으므로 레이어 안을 나누는 TP = {g}로 묶습니다.")
+            t = _tp_degree(g, heads)
+            while t > 1 and need > mem * t * (g // t):
+                t //= 2
+            rest = g // t
+            pp = max(1, math.ceil(need / (mem * t))) if need > mem * t else 1
+            while rest % pp:
+                pp += 1
+            dp = rest // pp
+            why = "헤드 수를 나누는" if heads else "2의 거듭제곱인(흔한 모델의 헤드 수를 나누는)"
+            reasons.append(f"노드 안 GPU가 NVLink로 연결되어 있으므로 레이어 안을 나누는 TP로 묶습니다. TP는 {why} "
+                           f"값이어야 하므로 TP = {t}입니다.")
+            if pp > 1:
+                reasons.append(f"TP {t}장에 한 벌이 들어가지 않아 PP = {pp}단계로 레이어를 나눕니다.")
+            if dp > 1:
+                reasons.append(f"남는 GPU로 같은 구성을 {dp}벌 둡니다"
+                               + ("(사본마다 다른 요청)." if serving else "(데이터 병렬)."))
             if g > 8:
                 warnings.append("TP는 보통 NVSwitch 한 도메인(대개 8 GPU) 안에서만 씁니다.")
-            return finish(f"TP = {g} (노드 내 NVLink)", tp=g)
+            label = f"TP = {t}" + (f", PP = {pp}" if pp > 1 else "") + (f", 사본 {dp}개" if dp > 1 and serving else
+                                                                        f", DP = {dp}" if dp > 1 else "")
+            return finish(label + " (노드 내 NVLink)", tp=t, pp=pp, dp=dp)
+        if serving:
+            reasons.append("NVLink가 없어 레이어마다 all-reduce가 필요한 TP는 PCIe로는 느립니다. "
+                           f"레이어 묶음을 GPU {g}장에 나누는 PP를 씁니다(요청 하나는 단계를 차례로 지나갑니다).")
+            return finish(f"PP = {g} (PCIe)", pp=g)
         reasons.append("NVLink가 없어 레이어마다 all-reduce가 필요한 TP는 PCIe로는 느립니다. "
                        f"파라미터를 GPU {g}장에 나눠 두는 FSDP(ZeRO-3), 또는 레이어 묶음을 나누는 PP를 씁니다.")
         return finish(f"FSDP (샤딩 {g}) 또는 PP = {g}", dp=g, fsdp=True)
 
+    if total != g * nodes:
+        reasons.append(f"GPU {total}장은 {g}장짜리 노드 {nodes}개를 채우지 못합니다. 같은 구성을 노드마다 반복하려면 "
+                       f"노드당 GPU 수가 같아야 하므로, 가득 찬 노드 {total // g}개만 쓰는 구성으로 계산합니다.")
+        nodes = total // g
+        total = g * nodes
+        if nodes == 0 or need > mem * total:
+            return finish("현재 구성으로는 불가능 (가득 찬 노드의 메모리 부족)", feasible=False)
     reasons.append(f"노드가 {nodes}개이므로 노드 사이 통신은 InfiniBand(RDMA)가 사실상 필수입니다.")
     if nvlink:
+        g = _tp_degree(g, heads)
+        node_mem = mem * g
         reasons.append(f"TP는 NVLink가 닿는 노드 안(TP = {g})에 두고, 노드 사이에는 통신이 적은 축을 둡니다.")
         if g > 8:
             warnings.append("TP는 보통 NVSwitch 한 도메인(대개 8 GPU) 안에서만 씁니다.")
         if need <= node_mem:
+            if serving:
+                reasons.append(f"노드 하나({node_mem / 1e9:,.1f} GB)에 한 벌이 들어가므로 노드마다 사본을 하나씩 두고 "
+                               f"요청을 나눠 받습니다(사본 {nodes}개).")
+                return finish(f"노드 내 TP = {g}, 노드마다 사본 1개 (사본 {nodes}개)", tp=g, dp=nodes)
             reasons.append(f"노드 하나({node_mem / 1e9:,.1f} GB)에 한 벌이 들어가므로 노드마다 한 벌씩 두고 "
                            f"노드 사이는 데이터 병렬(또는 FSDP) {nodes}으로 나눕니다.")
             return finish(f"노드 내 TP = {g}, 노드 간 DP/FSDP = {nodes}", tp=g, dp=nodes)
@@ -213,7 +277,15 @@ def suggest(model_bytes_needed: float, gpu_memory_bytes: float, gpus_per_node: i
         dp = nodes // pp
         reasons.append(f"한 벌이 노드 하나({node_mem / 1e9:,.1f} GB)를 넘으므로 노드 {pp}개를 파이프라인 단계로 "
                        f"잇습니다(PP = {pp})."
-                       + (f" 이런 파이프라인을 {dp}벌 두어 데이터 병렬 {dp}로 나눕니다." if dp > 1 else ""))
+                       + ((f" 이런 파이프라인을 {dp}벌 두어 요청을 나눠 받습니다." if serving else
+                           f" 이런 파이프라인을 {dp}벌 두어 데이터 병렬 {dp}로 나눕니다.") if dp > 1 else "")
+                       + (" 요청 하나는 단계를 차례로 지나가므로 PP는 요청 하나의 속도를 높이지 않습니다." if serving else ""))
         return finish(f"노드 내 TP = {g}, 노드 간 PP = {pp}" + (f", DP = {dp}" if dp > 1 else ""), tp=g, pp=pp, dp=dp)
+    if serving:
+        reasons.append("NVLink가 없어 TP는 쓰지 않고, 레이어 묶음을 GPU마다 나누는 PP를 씁니다.")
+        pp = min(total, math.ceil(need / mem))
+        while total % pp:
+            pp += 1
+        return finish(f"PP = {pp}" + (f", 사본 {total // pp}개" if total // pp > 1 else ""), pp=pp, dp=total // pp)
     reasons.append("NVLink가 없어 TP는 쓰지 않고, 전체 GPU에 파라미터를 나누는 FSDP(ZeRO-3)나 노드 간 PP를 씁니다.")
     return finish(f"FSDP (샤딩 {total}) 또는 노드 간 PP", dp=total, fsdp=True)

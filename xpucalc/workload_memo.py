@@ -1,9 +1,13 @@
 """'My workload memo': does a model fit, how fast can it decode, how long does training take.
 
 The reader describes the hardware and the job in one :class:`WorkloadInputs`
-(SI units: bytes, bytes/s, FLOP/s; ``n_params`` is a count) and calls
-:func:`estimate`, or calls :func:`memo` with keyword arguments: ``memo`` never raises
-for bad input but returns a report whose message names the argument and the fix.
+(SI units: bytes, bytes/s, FLOP/s) and calls :func:`estimate`, or calls :func:`memo`
+with keyword arguments: ``memo`` never raises for bad input but returns a report
+whose message names the argument and the fix. The model is a catalog key
+(``model="llama-3-70b"``, see ``xpucalc.llm.models.keys()``) or a ``config.json`` dict;
+serving is then estimated by :func:`xpucalc.llm.serve` for a TP x PP x replica layout
+(per request and for all replicas together). A bare ``n_params`` still works, with
+scalar rules only.
 
 Every figure in the report is an idealised roofline estimate (분석 계산) built from
 catalog figures or the reader's own numbers; none is a measurement.
@@ -13,9 +17,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, fields
 
-from . import devices, llm
+from . import devices, interconnect, llm, memory
 from ._check import _as_float
-from .evidence import COMPUTED
+from .device import Device
+from .evidence import COMPUTED, NOT_VERIFIED
+from .llm import Model, models
+from .llm.serve import GPU_MEMORY_UTILIZATION, ServeEstimate, layouts, serve
 from .table import Table
 from .units import fmt_bytes, fmt_num, fmt_si, fmt_time
 
@@ -26,6 +33,9 @@ GOALS: dict[str, str] = {
     "full_ft": "전체 파인튜닝 (full FT)",
     "training": "학습 예산 (토큰 수와 MFU)",
 }
+
+#: What the reader wants first from a serving layout.
+PRIORITIES: dict[str, str] = {"latency": "요청 하나의 속도(지연) 우선", "throughput": "전체 처리량 우선"}
 
 #: Bytes per parameter a reader may pick, with the format names they stand for.
 PRECISION_NAMES: dict[float, str] = {4.0: "FP32", 2.0: "FP16/BF16", 1.0: "FP8/INT8", 0.5: "INT4/NF4"}
@@ -63,30 +73,40 @@ def _count(value: object, name: str, what: str) -> int:
 class WorkloadInputs:
     """One reader's hardware and job.
 
+    Model: ``model`` (a catalog key such as ``"llama-3-70b"``, or a Hugging Face ``config.json``
+    dict) or, with scalar rules only, ``n_params`` (+ optional ``layers``, ``kv_heads``, ``head_dim``).
     Hardware: either ``gpu`` (a catalog key, see ``xpucalc.devices.keys()``) or, by hand,
     ``gpu_name`` + ``gpu_memory`` (bytes) + ``bandwidth`` (bytes/s) + ``peak_flops`` (dense FLOP/s).
-    Hand-entered figures override the catalog's when both are given.
+    Hand-entered figures override the catalog's when both are given. A catalog device
+    without a published peak (Apple M3 Ultra) still gets decode estimates (bandwidth-bound).
 
     Args:
-        n_params: model parameters (count, 7e9 for a 7B model).
+        model: catalog key or config dict (preferred over ``n_params``).
+        n_params: model parameters (count, 7e9 for a 7B model) when no ``model`` is given.
         bytes_per_param: bytes per weight (2 FP16/BF16, 1 FP8/INT8, 0.5 INT4).
         goal: one of :data:`GOALS` (``serving``, ``lora``, ``full_ft``, ``training``).
         gpu: catalog key, or None for hand-entered hardware.
         n_gpus: GPUs used together (>= 1).
         nvlink: the GPUs are joined by NVLink/NVSwitch.
         gpus_per_node: GPUs in one server (default: min(n_gpus, 8)).
+        tp, pp: serving layout (tensor-parallel degree, pipeline stages); None lets the memo choose.
         seq_len: tokens per sequence (prompt + output for serving).
-        batch: sequences processed together.
-        layers, kv_heads, head_dim: model shape for the KV cache (optional; without them the
-            KV cache is left out and the report says so).
-        kv_bytes: bytes per KV element (2 for FP16).
+        batch: sequences processed together (per replica when serving).
+        layers, kv_heads, head_dim: model shape for the KV cache when only ``n_params`` is given.
+        kv_bytes: bytes per KV element (2 for FP16/BF16, 1 for an FP8 KV cache).
         train_tokens: training tokens for the time estimate (count).
-        mfu: model FLOPs utilisation, a fraction in (0, 1].
+        mfu: model FLOPs utilisation, a fraction in (0, 1] (also used for prefill).
         precision: catalog precision of the peak to use (``bf16``; ``fp16`` is tried next).
-        is_moe: mixture-of-experts model (affects the parallelism suggestion).
+        is_moe: mixture-of-experts model (scalar path only; a ``model`` knows it).
+        priority: ``"latency"`` or ``"throughput"`` (which layout the memo picks for serving).
+        system_ram: host memory, bytes (for a CPU-offload estimate when the GPUs are short).
+        storage: where the weights are stored, free text (e.g. ``"NVMe SSD 2 TB"``).
+        storage_bandwidth: read speed of that storage, bytes/s (for the load time).
+        interconnect: how the GPUs are joined, free text (``"NVLink"``, ``"PCIe"``, ``"InfiniBand"``).
+        bottleneck: what the reader sees as the bottleneck today, free text.
     """
 
-    n_params: float
+    n_params: float | None = None
     bytes_per_param: float = 2.0
     goal: str = "serving"
     gpu: str | None = None
@@ -107,15 +127,41 @@ class WorkloadInputs:
     mfu: float = 0.4
     precision: str = "bf16"
     is_moe: bool = False
+    model: str | dict | None = None
+    tp: int | None = None
+    pp: int | None = None
+    priority: str = "latency"
+    system_ram: float | None = None
+    storage: str | None = None
+    storage_bandwidth: float | None = None
+    interconnect: str | None = None
+    bottleneck: str | None = None
 
     def __post_init__(self) -> None:
-        _positive(self.n_params, "n_params", "모델 파라미터 수")
+        if self.model is None and self.n_params is None:
+            raise MemoInputError("model", "모델을 적어야 합니다: model=\"llama-3-8b\"처럼 카탈로그 키나 config.json dict, "
+                                          f"또는 파라미터 수 n_params=7e9. 카탈로그 키: {', '.join(models.keys())}")
+        if self.model is not None and self.n_params is not None:
+            raise MemoInputError("n_params", "model과 n_params는 둘 중 하나만 적습니다(model이 있으면 파라미터 수는 "
+                                             "구조에서 계산합니다).")
+        if self.model is not None:
+            resolve_model(self.model)
+        else:
+            _positive(self.n_params, "n_params", "모델 파라미터 수")
         _positive(self.bytes_per_param, "bytes_per_param", "파라미터당 바이트")
         if self.goal not in GOALS:
             raise MemoInputError("goal", f"목표는 {', '.join(GOALS)} 가운데 하나여야 합니다. 받은 값: {self.goal!r}")
+        if self.priority not in PRIORITIES:
+            raise MemoInputError("priority", f"'latency' 또는 'throughput'이어야 합니다. 받은 값: {self.priority!r}")
         _count(self.n_gpus, "n_gpus", "GPU 수")
-        if self.gpus_per_node is not None:
-            _count(self.gpus_per_node, "gpus_per_node", "노드당 GPU 수")
+        for name, what in (("gpus_per_node", "노드당 GPU 수"), ("tp", "TP 차수"), ("pp", "PP 단계 수")):
+            if getattr(self, name) is not None:
+                _count(getattr(self, name), name, what)
+        if self.pp is not None and self.tp is None:
+            raise MemoInputError("tp", "pp를 적었다면 tp도 적어야 합니다(TP를 쓰지 않으면 tp=1).")
+        if self.tp is not None and self.n_gpus % (self.tp * (self.pp or 1)):
+            raise MemoInputError("tp", f"tp × pp = {self.tp * (self.pp or 1)}가 GPU 수 {self.n_gpus}를 나누어야 "
+                                       "합니다(나머지 GPU는 같은 구성의 사본이 됩니다).")
         _count(self.seq_len, "seq_len", "시퀀스 길이")
         _count(self.batch, "batch", "배치 크기")
         _positive(self.kv_bytes, "kv_bytes", "KV 원소당 바이트")
@@ -132,8 +178,10 @@ class WorkloadInputs:
         for name in ("layers", "kv_heads", "head_dim"):
             if getattr(self, name) is not None:
                 _count(getattr(self, name), name, name)
-        if self.train_tokens is not None:
-            _positive(self.train_tokens, "train_tokens", "학습 토큰 수")
+        for name, what in (("train_tokens", "학습 토큰 수"), ("system_ram", "시스템 RAM(바이트)"),
+                           ("storage_bandwidth", "스토리지 읽기 속도(바이트/s)")):
+            if getattr(self, name) is not None:
+                _positive(getattr(self, name), name, what)
         if self.goal == "training" and self.train_tokens is None:
             raise MemoInputError("train_tokens", "목표가 training이면 학습 토큰 수(train_tokens)를 적어야 합니다.")
         if self.gpu is not None and self.gpu not in devices.keys():
@@ -148,22 +196,45 @@ class WorkloadInputs:
         for name, what in (("gpu_memory", "GPU 메모리"), ("bandwidth", "메모리 대역폭"), ("peak_flops", "피크 연산 성능")):
             if getattr(self, name) is not None:
                 _positive(getattr(self, name), name, what)
+        if self.tp is not None and self.model is not None:
+            mdl = resolve_model(self.model)
+            if self.tp not in mdl.valid_tp():
+                raise MemoInputError("tp", f"tp={self.tp}는 {mdl.name}의 어텐션 헤드 {mdl.num_heads}개와 KV 헤드 "
+                                           f"{mdl.num_kv_heads}개를 모두 나누어야 합니다. 가능한 값: {mdl.valid_tp()}")
+
+
+def resolve_model(model: str | dict) -> Model:
+    """The :class:`Model` of a catalog key or a config dict; MemoInputError('model') otherwise."""
+    if isinstance(model, str):
+        if model not in models.keys():
+            raise MemoInputError("model", f"카탈로그에 없는 모델 {model!r}입니다. 쓸 수 있는 키: {', '.join(models.keys())}. "
+                                          "목록에 없으면 config.json을 dict로 읽어 model=에 넘기세요.")
+        return models.get(model)
+    if isinstance(model, dict):
+        try:
+            return Model.from_hf_config(model)
+        except ValueError as exc:
+            raise MemoInputError("model", f"config dict를 읽지 못했습니다: {exc}") from None
+    raise MemoInputError("model", f"카탈로그 키(문자열)나 config.json dict여야 합니다. 받은 값: {model!r}")
 
 
 @dataclass(frozen=True)
 class Hardware:
-    """Resolved per-GPU figures and where each came from."""
+    """Resolved per-GPU figures and where each came from (``peak_flops`` None: not published)."""
 
     name: str
     memory: float
     bandwidth: float
-    peak_flops: float
+    peak_flops: float | None
     peak_label: str
     evidence: str
 
 
 def resolve_hardware(inp: WorkloadInputs) -> Hardware:
-    """Per-GPU memory, bandwidth and dense peak from the catalog and/or the reader's overrides."""
+    """Per-GPU memory, bandwidth and dense peak from the catalog and/or the reader's overrides.
+
+    A missing peak is allowed (decode needs only bandwidth); goals that need it check later.
+    """
     if inp.gpu is None:
         return Hardware(inp.gpu_name or "직접 입력한 GPU", float(inp.gpu_memory), float(inp.bandwidth),
                         float(inp.peak_flops), "직접 입력한 dense 피크", "직접 입력")
@@ -172,6 +243,7 @@ def resolve_hardware(inp: WorkloadInputs) -> Hardware:
     bw = inp.bandwidth if inp.bandwidth is not None else (e.get("bandwidth") or {}).get("value")
     peak, label = inp.peak_flops, "직접 입력한 dense 피크"
     if peak is None:
+        label = "카탈로그에 dense 피크 없음(미공개)"
         for prec in dict.fromkeys((inp.precision, "bf16", "fp16")):
             try:
                 p = devices.peak(inp.gpu, prec, sparse=False)
@@ -181,16 +253,20 @@ def resolve_hardware(inp: WorkloadInputs) -> Hardware:
                 acc = p.get("accumulate")
                 peak, label = p["value"], f"카탈로그 {prec.upper()} dense" + (f", {acc.upper()} 누산" if acc else "")
                 break
-    for name, val in (("gpu_memory", mem), ("bandwidth", bw), ("peak_flops", peak)):
+    for name, val in (("gpu_memory", mem), ("bandwidth", bw)):
         if val is None:
             raise MemoInputError(name, f"카탈로그의 {inp.gpu}에는 이 값이 없습니다(미공개 또는 미확인). "
                                        f"{name}=...으로 출처가 있는 값을 직접 적으세요.")
-    return Hardware(e["name"], float(mem), float(bw), float(peak), label, "카탈로그")
+    return Hardware(e["name"], float(mem), float(bw), None if peak is None else float(peak), label, "카탈로그")
 
 
 @dataclass
 class MemoReport:
-    """The memo: rows of (item, value, basis), a verdict, messages; renders as a Korean table."""
+    """The memo: rows of (item, value, basis), a verdict, messages; renders as a Korean table.
+
+    ``decode_tokens_per_s`` is the aggregate of all replicas (what the old memo called the batch
+    total); ``decode_tokens_per_s_per_request`` is what one user sees.
+    """
 
     inputs: WorkloadInputs | None
     rows: list[tuple[str, str, str]] = field(default_factory=list)
@@ -201,8 +277,11 @@ class MemoReport:
     needed_bytes: float = 0.0
     total_memory: float = 0.0
     decode_tokens_per_s: float | None = None
+    decode_tokens_per_s_per_request: float | None = None
     train_time_s: float | None = None
     parallelism: str | None = None
+    serving: ServeEstimate | None = None
+    suggestions: list[str] = field(default_factory=list)
 
     def table(self) -> Table:
         """The report as a :class:`xpucalc.table.Table`."""
@@ -214,8 +293,12 @@ class MemoReport:
         t = Table(["항목", "값", "근거"], caption=self.verdict)
         for r in self.rows:
             t.add(*r)
-        t.notes.extend(self.messages)
+        t.notes.extend(self.suggestions + self.messages)
         return t
+
+    def text(self) -> str:
+        """The memo as plain Markdown to copy into a design document or an issue."""
+        return "## 내 워크로드 메모\n\n" + self.table().to_markdown() + "\n"
 
     def _repr_html_(self) -> str:
         return self.table().to_html()
@@ -228,15 +311,19 @@ class MemoReport:
             return f"입력 오류 — {self.error}"
         width = max(len(r[0]) for r in self.rows) if self.rows else 0
         lines = [self.verdict] + [f"  {a.ljust(width)}  {b}  [{c}]" for a, b, c in self.rows]
-        lines += [f"  * {m}" for m in self.messages]
+        lines += [f"  * {m}" for m in self.suggestions + self.messages]
         return "\n".join(lines)
 
     __str__ = __repr__
 
 
+def _n_params(inp: WorkloadInputs) -> float:
+    return float(resolve_model(inp.model).n_params) if inp.model is not None else float(inp.n_params)
+
+
 def _needed_bytes(inp: WorkloadInputs, kv: float) -> tuple[float, list[tuple[str, str, str]]]:
-    """Memory the goal needs, bytes, with the rows that explain it."""
-    n, bpp = inp.n_params, inp.bytes_per_param
+    """Memory the goal needs (scalar rules), bytes, with the rows that explain it."""
+    n, bpp = _n_params(inp), inp.bytes_per_param
     w = llm.weights_bytes(n, bpp)
     rows = [("가중치", f"{fmt_bytes(w)} (= {fmt_num(n / 1e9, 1)}B × {fmt_num(bpp, 3)} 바이트)", COMPUTED)]
     if inp.goal == "serving":
@@ -249,18 +336,19 @@ def _needed_bytes(inp: WorkloadInputs, kv: float) -> tuple[float, list[tuple[str
     else:
         state = llm.ADAMW_MIXED_BYTES_PER_PARAM * n
         total = llm.full_finetune_vram_bytes(n)
-        rows.append(("AdamW 혼합 정밀도 상태 (16 B/파라미터)", fmt_bytes(state), COMPUTED))
-        rows.append(("필요 메모리 (20 B/파라미터 규칙, 활성값 포함)", fmt_bytes(total), COMPUTED))
+        rows.append(("AdamW 혼합 정밀도 상태 (16 B/파라미터, 활성값 제외)", fmt_bytes(state), COMPUTED))
+        rows.append(("필요 메모리 (20 B/파라미터 규칙 = 상태 16 B + 활성값 몫 약 4 B)", fmt_bytes(total), COMPUTED))
     return total, rows
 
 
 def _fit_advice(inp: WorkloadInputs, hw: Hardware, kv: float) -> list[str]:
-    """What would fit when the job does not: more GPUs, a lower precision, or another method."""
+    """What would fit when the job does not (scalar path): more GPUs, a lower precision, or another method."""
     total_mem = hw.memory * inp.n_gpus
     out = []
     needed, _ = _needed_bytes(inp, kv)
     k = llm.devices_needed(needed, hw.memory)
     out.append(f"같은 GPU라면 최소 {k}개가 필요합니다(완전한 분할을 가정한 하한).")
+    n = _n_params(inp)
     if inp.goal in ("serving", "lora"):
         for bpp in (1.0, 0.5):
             if bpp < inp.bytes_per_param:
@@ -271,12 +359,12 @@ def _fit_advice(inp: WorkloadInputs, hw: Hardware, kv: float) -> list[str]:
                                f"{fmt_bytes(nb)}로 지금 GPU {inp.n_gpus}개({fmt_bytes(total_mem)})에 들어갑니다.")
                     break
     else:
-        lora = llm.weights_bytes(inp.n_params, 2.0) * 1.5
-        qlora = llm.weights_bytes(inp.n_params, 0.5) * 1.5
+        lora = llm.lora_vram_bytes(n)
+        qlora = llm.weights_bytes(n, 0.5) * 1.5
         if lora <= total_mem:
-            out.append(f"LoRA(BF16 기반, 약 {fmt_bytes(lora)})라면 지금 메모리에 들어갑니다.")
+            out.append(f"LoRA(BF16 기반, 가중치 × 1.5 규칙으로 약 {fmt_bytes(lora)})라면 지금 메모리에 들어갑니다.")
         elif qlora <= total_mem:
-            out.append(f"QLoRA(4비트 기반, 약 {fmt_bytes(qlora)})라면 지금 메모리에 들어갑니다.")
+            out.append(f"QLoRA(4비트 기반, 가중치 × 1.5 규칙으로 약 {fmt_bytes(qlora)})라면 지금 메모리에 들어갑니다.")
     return out
 
 
@@ -284,76 +372,238 @@ def _as_dict(inp: WorkloadInputs) -> dict:
     return {f.name: getattr(inp, f.name) for f in fields(inp)}
 
 
-def _suggest_parallelism(inp: WorkloadInputs, hw: Hardware, needed: float) -> tuple[str, list[str]] | None:
-    """The decision flow of xpucalc.parallelism.suggest: (strategy, reasons and warnings), or None if absent."""
-    try:
-        from . import parallelism
-    except ImportError:
-        return None
-    per_node = inp.gpus_per_node or min(inp.n_gpus, 8)
+def _suggest_parallelism(inp: WorkloadInputs, hw: Hardware, needed: float) -> tuple[str, list[str]]:
+    """The decision flow of xpucalc.parallelism.suggest: (strategy, reasons and warnings)."""
+    from . import parallelism
+
+    per_node = min(inp.gpus_per_node or 8, inp.n_gpus)
     n_nodes = math.ceil(inp.n_gpus / per_node)
-    res = parallelism.suggest(needed, hw.memory, per_node, n_nodes, bool(inp.nvlink), bool(inp.is_moe))
-    notes = [str(r) for r in getattr(res, "reasons", ())] + [str(w) for w in getattr(res, "warnings", ())]
-    return str(getattr(res, "strategy", res)), notes
+    heads = None
+    moe = bool(inp.is_moe)
+    if inp.model is not None:
+        m = resolve_model(inp.model)
+        heads, moe = (m.num_heads, m.num_kv_heads), m.is_moe
+    res = parallelism.suggest(needed, hw.memory, per_node, n_nodes, bool(inp.nvlink), moe,
+                              goal="serving" if inp.goal == "serving" else "training", n_gpus=inp.n_gpus, heads=heads)
+    return res.strategy, list(res.reasons) + list(res.warnings)
+
+
+def _device_for_serve(inp: WorkloadInputs, hw: Hardware) -> str | Device:
+    if inp.gpu is not None and inp.gpu_memory is None and inp.bandwidth is None and inp.peak_flops is None:
+        return inp.gpu
+    if hw.peak_flops is None:
+        raise MemoInputError("peak_flops", "값을 직접 고쳐 적은 장치에는 dense 피크(peak_flops, FLOP/s)도 적어야 합니다.")
+    return Device(hw.name, hw.peak_flops, hw.bandwidth, hw.memory, inp.precision, False, inp.gpu)
+
+
+def _serve_layout(inp: WorkloadInputs, m: Model, dev: str | Device, **kw) -> tuple[ServeEstimate, str]:
+    """The layout for the memo: the reader's tp/pp, else the best fitting one for the priority."""
+    g = inp.n_gpus
+    if inp.tp is not None:
+        t, p = inp.tp, inp.pp or 1
+        return serve(m, dev, tp=t, pp=p, dp=g // (t * p), **kw), "직접 지정"
+    per_node = min(inp.gpus_per_node or 8, g)
+    cands = layouts(m, dev, g, gpus_per_node=per_node, **kw)
+    if cands:
+        if inp.priority == "throughput":
+            best = max(cands, key=lambda r: serve(m, dev, tp=r.tp, pp=r.pp, dp=r.dp,
+                                                  **{**kw, "batch": max(1, r.max_batch)}).decode_tokens_per_s_total)
+            return best, "들어가는 구성 가운데 최대 배치에서 전체 처리량이 가장 큰 것"
+        return cands[0], "들어가는 구성 가운데 요청 하나의 decode가 가장 빠른 것"
+    t = max(x for x in m.valid_tp() if x <= per_node and g % x == 0)
+    return serve(m, dev, tp=t, pp=g // t, dp=1, **kw), "들어가는 구성이 없어 메모리가 가장 넓은 구성"
+
+
+def _serving_rows(inp: WorkloadInputs, hw: Hardware, rep: MemoReport) -> None:
+    """Rows of a serving memo for a known architecture (xpucalc.llm.serve)."""
+    m = resolve_model(inp.model)
+    dev = _device_for_serve(inp, hw)
+    kw = dict(batch=inp.batch, context=inp.seq_len, weight_bytes=inp.bytes_per_param, kv_bytes=inp.kv_bytes,
+              prefill_mfu=inp.mfu, precision=inp.precision)
+    r, why = _serve_layout(inp, m, dev, **kw)
+    rep.serving, rep.fits = r, r.fits
+    rep.needed_bytes = r.weights_per_device + r.kv_per_device
+    rep.total_memory = r.usable_memory
+    rep.parallelism = f"TP {r.tp} × PP {r.pp} × 사본 {r.dp}"
+    rep.rows.append(("가중치 (전체)", f"{fmt_bytes(m.weights_bytes(inp.bytes_per_param))}", COMPUTED))
+    rep.rows.append(("레이아웃", f"{rep.parallelism} = GPU {r.n_devices}장 ({why}; {PRIORITIES[inp.priority]})", COMPUTED))
+    rep.rows.append(("GPU당 메모리", f"가중치 {fmt_bytes(r.weights_per_device)} + KV {fmt_bytes(r.kv_per_device)} "
+                     f"(배치 {r.batch} × {r.context:,} 토큰) / 쓸 수 있는 {fmt_bytes(r.usable_memory)}", COMPUTED))
+    rep.rows.append(("예비분 (GPU당)", f"{fmt_bytes(r.reserve)} = 용량의 {fmt_num(100 * (1 - GPU_MEMORY_UTILIZATION), 0)} % "
+                     "(CUDA 컨텍스트·활성값·단편화; vLLM 기본값 0.9를 따름)", COMPUTED))
+    rep.rows.append(("메모리 판정", f"{'들어감' if r.fits else '들어가지 않음'}; 이 구성의 최대 배치 {r.max_batch}", COMPUTED))
+    rep.decode_tokens_per_s_per_request = r.decode_tokens_per_s_per_request
+    rep.decode_tokens_per_s = r.decode_tokens_per_s_total
+    rep.rows.append(("decode 상한, 요청 하나", f"{fmt_num(r.decode_tokens_per_s_per_request, 1)} 토큰/s "
+                     f"(한 단계 {fmt_time(r.decode_step_s)}, {'연산' if r.decode_bound == 'compute' else '메모리'} 한계)",
+                     COMPUTED))
+    rep.rows.append(("decode 상한, 전체", f"{fmt_num(r.decode_tokens_per_s_total, 1)} 토큰/s "
+                     f"(사본 {r.dp}개 × 배치 {r.batch})", COMPUTED))
+    if r.tp > 1:
+        rep.rows.append(("TP all-reduce (decode 한 단계)", f"{fmt_time(r.decode_comm_s)} (레이어당 2회, 1회 고정비 "
+                         f"{fmt_time(llm.serving.ALLREDUCE_LATENCY_S)} 가정)", NOT_VERIFIED))
+    if r.prefill_s is None:
+        rep.rows.append((f"prefill {inp.seq_len:,} 토큰", "계산하지 않음: 이 장치는 dense 피크가 공개되지 않았습니다", "미공개"))
+    else:
+        rep.rows.append((f"prefill {inp.seq_len:,} 토큰 (MFU {fmt_num(100 * inp.mfu, 0)} %)",
+                         f"{fmt_time(r.prefill_s)} (어텐션 항 포함)", COMPUTED))
+    if m.is_moe:
+        rep.messages.append(f"MoE: decode 한 단계가 토큰 {r.batch}개로 레이어마다 전문가 {m.num_experts}개 가운데 평균 "
+                            f"{fmt_num(m.expected_experts_touched(r.batch), 2)}개를 읽는다고 봅니다(균등 라우팅 가정).")
+    if r.prefill_s is None:
+        rep.messages.append("피크가 공개되지 않은 장치이므로 decode는 대역폭 한계로만 계산했습니다.")
+    if not r.fits:
+        rep.messages.append("메모리에 들어가지 않으므로 위의 속도는 들어간다고 가정했을 때의 값입니다.")
+    if not r.fits or r.max_batch < inp.batch:
+        if inp.kv_bytes > 1:
+            alt = serve(m, dev, tp=r.tp, pp=r.pp, dp=r.dp, **{**kw, "kv_bytes": 1.0})
+            if alt.fits:
+                rep.suggestions.append(f"KV 캐시를 FP8(원소당 1바이트)로 두면 같은 구성에 들어갑니다(최대 배치 {alt.max_batch}).")
+            else:
+                rep.suggestions.append(f"배치를 {r.max_batch} 이하로 줄이거나, KV 캐시를 FP8(원소당 1바이트)로 두면 최대 배치가 "
+                                       f"{alt.max_batch}까지 늘어납니다.")
+        if inp.bytes_per_param > 1:
+            alt = serve(m, dev, tp=r.tp, pp=r.pp, dp=r.dp, **{**kw, "weight_bytes": 1.0})
+            if alt.fits:
+                rep.suggestions.append(f"가중치를 FP8(1바이트)로 두면 들어가고 요청 하나의 decode는 "
+                                       f"{fmt_num(alt.decode_tokens_per_s_per_request, 1)} 토큰/s입니다.")
+        for n in (k for k in range(inp.n_gpus + 1, 129) if k % min(8, k) == 0 and (k >= 8 or k & (k - 1) == 0)):
+            more = layouts(m, dev, n, gpus_per_node=8, **kw)
+            if more:
+                b = more[0]
+                rep.suggestions.append(f"GPU를 {n}장으로 늘리면 TP {b.tp} × PP {b.pp} × 사본 {b.dp}로 들어갑니다"
+                                       f"(요청 하나 {fmt_num(b.decode_tokens_per_s_per_request, 1)} 토큰/s).")
+                break
+        if inp.system_ram is not None and not r.fits:
+            _offload_row(inp, hw, r, rep)
+    if inp.interconnect and "pcie" in inp.interconnect.lower() and r.tp > 1:
+        rep.messages.append("GPU가 PCIe로만 연결되어 있다면 TP의 레이어별 all-reduce가 느려집니다. PP를 함께 비교해 보세요.")
+
+
+def _offload_row(inp: WorkloadInputs, hw: Hardware, r: ServeEstimate, rep: MemoReport) -> None:
+    """CPU offload: the part that does not fit is read from host RAM over the host link every token."""
+    shard = r.tp * r.pp
+    excess = (r.weights_per_device + r.kv_per_device - r.usable_memory) * shard
+    link, gen = interconnect.pcie_bandwidth(4, 16), "PCIe Gen4 x16 (가정)"
+    for g in (5, 4):
+        try:
+            link, gen = devices.extra(inp.gpu, f"PCIe Gen{g} bandwidth")["value"] / 2.0, f"PCIe Gen{g} x16"
+            break
+        except (KeyError, TypeError):
+            continue
+    if excess > inp.system_ram:
+        rep.suggestions.append(f"모자라는 {fmt_bytes(excess)}는 시스템 RAM {fmt_bytes(inp.system_ram)}에도 들어가지 않습니다.")
+        return
+    read = r.weights_per_device + r.kv_per_device
+    tok = memory.offload_tokens_per_s_bound(read, excess / shard, hw.bandwidth, link)
+    rep.rows.append(("CPU 오프로드 시 decode 상한", f"{fmt_num(tok, 2)} 토큰/s (GPU마다 {fmt_bytes(excess / shard)}를 "
+                     f"{gen} 한 방향 {fmt_si(link, 'B/s')}로 매 토큰 읽음)", COMPUTED))
+
+
+def _context_rows(inp: WorkloadInputs, rep: MemoReport) -> None:
+    """The source's §13 fields the reader wrote down, echoed so the copied memo carries them."""
+    if inp.system_ram is not None:
+        rep.rows.append(("시스템 RAM", fmt_bytes(inp.system_ram), "직접 입력"))
+    if inp.storage or inp.storage_bandwidth:
+        load = ""
+        if inp.storage_bandwidth:
+            w = llm.weights_bytes(_n_params(inp), inp.bytes_per_param)
+            load = f"; 가중치 적재 {fmt_time(w / inp.storage_bandwidth)} (= {fmt_bytes(w)} ÷ {fmt_si(inp.storage_bandwidth, 'B/s')})"
+        rep.rows.append(("스토리지", (inp.storage or "—") + load, "직접 입력"))
+    rep.rows.append(("연결 방식", inp.interconnect or ("NVLink" if inp.nvlink else "적지 않음"), "직접 입력"))
+    if inp.goal == "serving":
+        rep.rows.append(("우선순위", PRIORITIES[inp.priority], "직접 입력"))
+    if inp.bottleneck:
+        rep.rows.append(("지금의 병목 (본인 판단)", inp.bottleneck, "직접 입력"))
 
 
 def estimate(inp: WorkloadInputs) -> MemoReport:
-    """Build the memo for ``inp``: memory fit, decode/prefill bounds, training time, parallelism."""
+    """Build the memo for ``inp``: memory fit, decode/prefill bounds, training time, layout."""
     hw = resolve_hardware(inp)
+    if hw.peak_flops is None and (inp.goal != "serving" or inp.train_tokens is not None):
+        raise MemoInputError("peak_flops", f"{hw.name}는 dense 피크가 공개되지 않았습니다. 학습·파인튜닝 시간에는 피크가 "
+                                           "필요하니 출처가 있는 값을 peak_flops=...로 적으세요(서빙 decode는 없이도 계산합니다).")
     rep = MemoReport(inp)
-    n, bpp, g = inp.n_params, inp.bytes_per_param, inp.n_gpus
-    total_mem = hw.memory * g
+    g = inp.n_gpus
+    mdl = resolve_model(inp.model) if inp.model is not None else None
+    n, bpp = _n_params(inp), inp.bytes_per_param
+    if mdl is not None:
+        act = f", 토큰당 활성 {fmt_num(mdl.n_active_params / 1e9, 1)}B (MoE)" if mdl.is_moe else ""
+        rep.rows.append(("모델", f"{mdl.name}: {fmt_num(mdl.n_params / 1e9, 2)}B 파라미터{act}", COMPUTED))
     rep.rows.append(("GPU", f"{hw.name} × {g}" + (" (NVLink)" if inp.nvlink and g > 1 else ""), hw.evidence))
+    peak = fmt_si(hw.peak_flops, "FLOP/s") if hw.peak_flops else "피크 미공개"
     rep.rows.append(("GPU당 메모리 / 대역폭 / 피크", f"{fmt_bytes(hw.memory)} / {fmt_si(hw.bandwidth, 'B/s')} / "
-                     f"{fmt_si(hw.peak_flops, 'FLOP/s')} ({hw.peak_label})", hw.evidence))
+                     f"{peak} ({hw.peak_label})", hw.evidence))
+    if inp.goal == "serving" and mdl is not None:
+        _serving_rows(inp, hw, rep)
+    else:
+        _scalar_rows(inp, hw, rep, mdl)
+    _context_rows(inp, rep)
+    rep.verdict = (f"{GOALS[inp.goal]}: {fmt_num(n / 1e9, 1)}B, {fmt_num(bpp, 3)} 바이트/파라미터 — "
+                   + ("메모리에 들어갑니다" if rep.fits else "메모리에 들어가지 않습니다"))
+    return rep
+
+
+def _scalar_rows(inp: WorkloadInputs, hw: Hardware, rep: MemoReport, mdl: Model | None) -> None:
+    """Rows from the scalar rules (no architecture for serving; training with or without one)."""
+    n, bpp, g = _n_params(inp), inp.bytes_per_param, inp.n_gpus
     kv = 0.0
     if inp.layers is not None:
         kv = llm.kv_cache_bytes(inp.layers, inp.kv_heads, inp.head_dim, inp.seq_len, inp.batch, inp.kv_bytes)
+    elif mdl is not None:
+        kv = mdl.kv_bytes_per_token(inp.kv_bytes) * inp.seq_len * inp.batch
     needed, rows = _needed_bytes(inp, kv)
+    total_mem = hw.memory * g
     rep.rows.extend(rows)
     rep.needed_bytes, rep.total_memory = needed, total_mem
     rep.fits = needed <= total_mem
     rep.rows.append(("메모리 판정", f"{'들어감' if rep.fits else '들어가지 않음'}: 필요 {fmt_bytes(needed)} / "
                      f"보유 {fmt_bytes(total_mem)} ({fmt_num(100 * needed / total_mem, 0)} %)", COMPUTED))
     if not rep.fits:
-        rep.messages.extend(_fit_advice(inp, hw, kv))
-    bw_all, peak_all = hw.bandwidth * g, hw.peak_flops * g
+        rep.suggestions.extend(_fit_advice(inp, hw, kv))
     if inp.goal == "serving":
+        # one request runs on one copy of the model: k GPUs hold it, the other copies serve other requests
+        k = min(g, llm.devices_needed(needed, hw.memory))
+        copies = max(1, g // k)
         kv_seq = kv / inp.batch
-        single = llm.decode_tokens_per_s_bound(llm.weights_bytes(n, bpp) + kv_seq, bw_all)
-        thr = llm.decode_throughput(n, inp.batch, bpp, peak_all, bw_all, kv_seq)
-        crit = llm.decode_critical_batch(n, bpp, peak_all, bw_all)
-        rep.decode_tokens_per_s = thr
-        rep.rows.append(("decode 상한, 요청 1개", f"{fmt_num(single, 1)} 토큰/s", COMPUTED))
-        rep.rows.append((f"decode 상한, 배치 {inp.batch}", f"{fmt_num(thr, 1)} 토큰/s (배치 합계)", COMPUTED))
-        rep.rows.append(("decode가 연산 한계로 바뀌는 배치 (KV 제외)", fmt_num(crit, 0), COMPUTED))
-        pre = llm.prefill_time_s(n, inp.seq_len, bpp, peak_all, bw_all, inp.mfu)
-        mem_t = llm.weights_bytes(n, bpp) / bw_all
-        bound = "메모리 한계" if pre <= mem_t else "연산 한계"
-        rep.rows.append((f"prefill {inp.seq_len:,} 토큰 (MFU {fmt_num(100 * inp.mfu, 0)} %)",
-                         f"{fmt_time(pre)} = {fmt_num(inp.seq_len / pre, 0)} 토큰/s, {bound}", COMPUTED))
+        single = llm.decode_tokens_per_s_bound(llm.weights_bytes(n, bpp) + kv_seq, hw.bandwidth * k)
+        if hw.peak_flops:
+            per_copy = llm.decode_throughput(n, inp.batch, bpp, hw.peak_flops * k, hw.bandwidth * k, kv_seq)
+        else:
+            per_copy = inp.batch * llm.decode_tokens_per_s_bound(llm.weights_bytes(n, bpp) + inp.batch * kv_seq,
+                                                                 hw.bandwidth * k)
+        rep.decode_tokens_per_s_per_request = single if inp.batch == 1 else per_copy / inp.batch
+        rep.decode_tokens_per_s = per_copy * copies
+        rep.rows.append(("decode 상한, 요청 하나", f"{fmt_num(rep.decode_tokens_per_s_per_request, 1)} 토큰/s "
+                         f"(사본 하나 = GPU {k}장)", COMPUTED))
+        rep.rows.append(("decode 상한, 전체", f"{fmt_num(rep.decode_tokens_per_s, 1)} 토큰/s (사본 {copies}개 × 배치 "
+                         f"{inp.batch})", COMPUTED))
+        if hw.peak_flops:
+            pre = llm.prefill_time_s(n, inp.seq_len, bpp, hw.peak_flops * k, hw.bandwidth * k, inp.mfu)
+            rep.rows.append((f"prefill {inp.seq_len:,} 토큰 (MFU {fmt_num(100 * inp.mfu, 0)} %, 어텐션 제외)",
+                             fmt_time(pre), COMPUTED))
+        rep.messages.append("모델 구조를 모르므로 TP 통신·MoE·어텐션을 뺀 상한입니다. model=\"llama-3-8b\"처럼 "
+                            "적으면 구조에서 계산합니다.")
         if not rep.fits:
             rep.messages.append("메모리에 들어가지 않으므로 위의 속도 상한은 들어간다고 가정했을 때의 값입니다.")
-        if g > 1:
-            rep.messages.append("GPU 여러 개의 대역폭과 피크를 단순 합산한 이상적 상한입니다(통신 시간 제외).")
     if inp.train_tokens is not None and inp.goal != "serving":
-        t = llm.train_time_s(n, inp.train_tokens, g, hw.peak_flops, inp.mfu)
+        if mdl is not None:
+            t = llm.training.train_time_s(mdl, inp.train_tokens, inp.seq_len, g, hw.peak_flops, inp.mfu)
+            flops = llm.training.train_flops(mdl, inp.train_tokens, inp.seq_len)
+            label = f"학습 연산량 T × (6N_활성 + 어텐션, 시퀀스 {inp.seq_len:,})"
+        else:
+            t = llm.train_time_s(n, inp.train_tokens, g, hw.peak_flops, inp.mfu)
+            flops, label = llm.train_flops(n, inp.train_tokens), "학습 연산량 6NT (어텐션 제외)"
         rep.train_time_s = t
-        rep.rows.append(("학습 연산량 6NT", fmt_si(llm.train_flops(n, inp.train_tokens), "FLOP"), COMPUTED))
+        rep.rows.append((label, fmt_si(flops, "FLOP"), COMPUTED))
         rep.rows.append((f"학습 시간 (MFU {fmt_num(100 * inp.mfu, 0)} %)",
                          f"{fmt_time(t)} (GPU {g}개" + (f", 1개라면 {fmt_time(t * g)})" if g > 1 else ")"), COMPUTED))
         if inp.goal == "lora":
             rep.messages.append("LoRA도 순전파·역전파를 모두 거치므로 6N은 연산량의 넉넉한 상한으로 봅니다.")
-    suggestion = _suggest_parallelism(inp, hw, needed)
-    if suggestion is None:
-        rep.rows.append(("병렬화 제안", "xpucalc.parallelism 모듈이 없어 건너뜀", "—"))
-    else:
-        rep.parallelism = suggestion[0]
-        rep.rows.append(("병렬화 제안", suggestion[0], "결정 흐름"))
-        rep.messages.extend(f"병렬화 판단: {r}" for r in suggestion[1])
-    rep.verdict = (f"{GOALS[inp.goal]}: {fmt_num(n / 1e9, 1)}B, {fmt_num(bpp, 3)} 바이트/파라미터 — "
-                   + ("메모리에 들어갑니다" if rep.fits else "메모리에 들어가지 않습니다"))
-    return rep
+    strategy, notes = _suggest_parallelism(inp, hw, needed)
+    rep.parallelism = strategy
+    rep.rows.append(("병렬화 제안", strategy, "결정 흐름"))
+    rep.messages.extend(f"병렬화 판단: {r}" for r in notes)
 
 
 def memo(**kwargs) -> MemoReport:
@@ -366,13 +616,14 @@ def memo(**kwargs) -> MemoReport:
     unknown = sorted(set(kwargs) - allowed)
     if unknown:
         return MemoReport(None, error=f"{unknown[0]}: 알 수 없는 입력 이름입니다. 쓸 수 있는 이름: {', '.join(sorted(allowed))}")
-    if "n_params" not in kwargs:
-        return MemoReport(None, error="n_params: 모델 파라미터 수(예: 7e9)를 적어야 합니다.")
+    if "n_params" not in kwargs and "model" not in kwargs:
+        return MemoReport(None, error="model: 모델을 적어야 합니다. model=\"llama-3-8b\"(카탈로그 키), config.json dict, "
+                                      "또는 n_params=7e9(파라미터 수)")
     try:
         return estimate(WorkloadInputs(**kwargs))
     except MemoInputError as exc:
         return MemoReport(None, error=str(exc))
 
 
-__all__ = ["GOALS", "Hardware", "MemoInputError", "MemoReport", "WorkloadInputs", "estimate", "memo",
-           "resolve_hardware"]
+__all__ = ["GOALS", "PRIORITIES", "Hardware", "MemoInputError", "MemoReport", "WorkloadInputs", "estimate", "memo",
+           "resolve_hardware", "resolve_model"]
