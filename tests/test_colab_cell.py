@@ -72,11 +72,29 @@ def test_badge_and_install_source_match_config(nb_path):
     assert f'"git+{url}"' in _install_cell(nb_path)
 
 
-def test_all_labs_share_one_install_cell():
-    cells = {p.name: _install_cell(p) for p in LABS}
-    assert len(set(cells.values())) == 1, "the labs' first code cells differ"
-    src = next(iter(cells.values()))
+def _lab_cells():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("_lab_cells", REPO / "tools" / "lab_cells.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+INSTALL_CELL = _lab_cells().INSTALL_CELL
+
+
+@pytest.mark.parametrize("nb_path", LABS, ids=lambda p: p.name)
+def test_every_lab_carries_the_canonical_install_cell(nb_path):
+    """The first code cell is tools/lab_cells.py's INSTALL_CELL (sync with `python tools/lab_cells.py --write`)."""
+    assert _install_cell(nb_path) == INSTALL_CELL, f"{nb_path.name}: run python tools/lab_cells.py --write {nb_path}"
+
+
+def test_install_cell_text():
+    src = INSTALL_CELL
     assert "import xpucalc" in src and "XPUCALC_SOURCE" in src and "--no-deps" in src
+    url, _ = _repository_url()
+    assert f'"git+{url}"' in src
     for pkg in ("torch", "jax", "jaxlib"):  # never named as something to install
         assert not re.search(rf"['\"]{pkg}(\[|['\"=<>])", src)
 
@@ -134,7 +152,7 @@ def test_install_cell_in_fresh_env(tmp_path):
         ".git", ".venv", "venv", "_build", "build", "*.egg-info", "__pycache__", ".jupyter_cache", ".pytest_cache",
         ".hypothesis", ".ipynb_checkpoints"))
     cell = work / "cell.py"
-    cell.write_text(_install_cell(LABS[0]), encoding="utf-8")
+    cell.write_text(INSTALL_CELL, encoding="utf-8")
     run = subprocess.run([str(py), str(cell)], cwd=work, capture_output=True, text=True, timeout=240,
                          env=_clean_env(XPUCALC_SOURCE=str(source), PIP_DISABLE_PIP_VERSION_CHECK="1"))
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
@@ -157,6 +175,51 @@ def test_install_cell_in_fresh_env(tmp_path):
     assert again.returncode == 0, again.stderr[-2000:]
     elapsed = time.perf_counter() - t0
     assert elapsed < 180, f"install-cell test took {elapsed:.0f} s"
+
+
+FAILED = "xpucalc를 설치하지 못했습니다"
+
+
+def test_install_cell_unreachable_source_as_a_script(tmp_path):
+    """Unreachable source, run as a plain script: Korean explanation with what to do, exit 1, no traceback."""
+    py = _fresh_env(tmp_path)
+    cell = tmp_path / "cell.py"
+    cell.write_text(INSTALL_CELL, encoding="utf-8")
+    nowhere = tmp_path / "no-such-checkout"
+    run = subprocess.run([str(py), str(cell)], cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                         env=_clean_env(XPUCALC_SOURCE=str(nowhere), PIP_DISABLE_PIP_VERSION_CHECK="1"))
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert FAILED in run.stdout and str(nowhere) in run.stdout
+    assert "XPUCALC_SOURCE" in run.stdout and ".whl" in run.stdout and "여기서 멈춥니다" in run.stdout
+    assert "Traceback" not in run.stderr and "준비 완료" not in run.stdout
+
+
+def test_install_cell_unreachable_source_stops_the_notebook(tmp_path, monkeypatch):
+    """In a Jupyter kernel without xpucalc: the cell prints the Korean help, ends with one short error line
+    (no traceback), and a run-all stops there, so the next cell's `import xpucalc` never runs."""
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    py = _fresh_env(tmp_path)
+    spec = tmp_path / "jupyter" / "kernels" / "fresh"
+    spec.mkdir(parents=True)
+    (spec / "kernel.json").write_text(json.dumps({
+        "argv": [str(py), "-m", "ipykernel_launcher", "-f", "{connection_file}"], "display_name": "fresh",
+        "language": "python",
+        "env": {"XPUCALC_SOURCE": str(tmp_path / "no-such-checkout"), "PIP_DISABLE_PIP_VERSION_CHECK": "1"}}))
+    monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "jupyter"))
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(INSTALL_CELL),
+                                         nbformat.v4.new_code_cell("import xpucalc\nprint('second cell ran')")])
+    client = nbclient.NotebookClient(nb, kernel_name="fresh", timeout=180, allow_errors=False,
+                                     resources={"metadata": {"path": str(tmp_path)}})
+    with pytest.raises(nbclient.exceptions.CellExecutionError):
+        client.execute()
+    first, second = nb.cells
+    text = "".join(o.get("text", "") for o in first.outputs if o.output_type == "stream")
+    assert FAILED in text and "XPUCALC_SOURCE" in text
+    errors = [o for o in first.outputs if o.output_type == "error"]
+    assert len(errors) == 1 and errors[0].ename == "XpucalcInstallFailed"
+    assert errors[0].traceback == ["실행을 멈췄습니다: xpucalc 설치 실패 (위 안내를 보십시오)"]
+    assert second.outputs == [] and second.get("execution_count") is None
 
 
 @pytest.mark.parametrize("nb_path", LABS, ids=lambda p: p.name)
