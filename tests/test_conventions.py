@@ -319,21 +319,7 @@ def canonical_install_cell() -> str | None:
     spec = importlib.util.spec_from_file_location("_lab_cells", f)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    return _install_source(mod)
-
-
-def _install_source(mod) -> str:
-    for name in ("INSTALL_CELL", "INSTALL_SOURCE", "install_cell", "install_source"):
-        value = getattr(mod, name, None)
-        if callable(value):
-            value = value()
-        if isinstance(value, dict):
-            value = value.get("source")
-        if isinstance(value, list):
-            value = "".join(value)
-        if isinstance(value, str):
-            return value
-    raise AssertionError("tools/lab_cells.py에서 설치 셀의 소스를 찾지 못했습니다")
+    return mod.INSTALL_CELL
 
 
 def _lab_cells(path: Path) -> list[dict]:
