@@ -52,9 +52,14 @@ def executed(entry: str):
 
         path = resolve(entry)
         nb = jupytext.read(path) if path.suffix == ".md" else nbformat.read(path, as_version=4)
-        NotebookClient(nb, timeout=300, kernel_name="python3",
-                       resources={"metadata": {"path": str(path.parent)}}).execute()
-        _EXECUTED[entry] = nb
+        try:
+            NotebookClient(nb, timeout=300, kernel_name="python3",
+                           resources={"metadata": {"path": str(path.parent)}}).execute()
+            _EXECUTED[entry] = nb
+        except Exception as exc:  # a failing page fails every test that reads it, without running again
+            _EXECUTED[entry] = exc
+    if isinstance(_EXECUTED[entry], Exception):
+        raise _EXECUTED[entry]
     return _EXECUTED[entry]
 
 
