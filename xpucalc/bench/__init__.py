@@ -38,6 +38,12 @@ from .results import OK, UNSUPPORTED, BenchResult, GpuTimings, unsupported
 from .timing import (NOISY_THRESHOLD, NoisyTimingWarning, Timing, interleaved, is_bimodal, summarize, time_calls,
                      time_rounds, warm_up)
 from .torch_backend import compile_counters, run_torch
+# device measurements (lab 04 / 05): STREAM bandwidth, GEMM, the layer sweep, collectives
+from .bandwidth import StreamResult, stream, stream_sweep
+from .collectives import (AlphaBetaFit, CollectiveRow, allgather_sweep, allreduce_sweep, collective_sweep,
+                          fit_alpha_beta, reduce_scatter_sweep)
+from .matmul import GemmResult, gemm
+from .sweep import kernel_summary, launch_overhead, layer_sweep
 
 
 def time_calls_cuda(fn, warmup: int, reps: int, device: int | None = None) -> list[float]:  # noqa: ANN001
@@ -57,4 +63,7 @@ __all__ = [
     "interleaved", "is_bimodal", "jax_environment", "make_inputs", "per_call", "reference_output", "result_row",
     "results_table", "run_grid", "run_jax", "run_torch", "summarize", "time_calls", "time_calls_cuda",
     "time_rounds", "torch_environment", "unsupported", "warm_up",
+    "AlphaBetaFit", "CollectiveRow", "GemmResult", "StreamResult", "allgather_sweep", "allreduce_sweep",
+    "collective_sweep", "fit_alpha_beta", "gemm", "kernel_summary", "launch_overhead", "layer_sweep",
+    "reduce_scatter_sweep", "stream", "stream_sweep",
 ]

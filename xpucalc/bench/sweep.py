@@ -1,0 +1,338 @@
+"""The lab's layer Y = ReLU(XW + b) over M, its launch floor, and what the profiler says ran.
+
+* :func:`layer_sweep` -- the layer at M = 1 ... 8192 (W [k, n] fixed): time per
+  call (calls back to back, as a kernel's throughput), achieved FLOP/s and the
+  intensity F / Q_min of each point, ready to plot on a roofline.
+* :func:`launch_overhead` -- for a small M, the three GPU numbers side by side:
+  per-call latency (each call waited for alone), back-to-back time (``batch``
+  calls between two events / ``batch``) and CUDA-graph replay (nearly pure
+  kernel time). On a CPU the first two are measured and the graph is
+  unsupported; the CUDA calls go through :mod:`xpucalc.bench.cuda_timing`.
+* :func:`kernel_summary` -- ``torch.profiler`` over a few calls: kernel (GPU)
+  or operator (CPU) names and counts per call, and whether bias + ReLU ran
+  inside the matrix-multiply kernel.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .. import evidence
+from .._check import positive_int
+from ..workload import LinearLayer, linear_layer
+from .target import Target, cpu_threads, default_reps, inner_for, resolve, time_kernel, wait_for
+from .timing import Timing, check_count, summarize, time_calls, warm_up
+
+#: The lab's M values: powers of two from 1 to 8192.
+DEFAULT_MS: tuple[int, ...] = tuple(2**i for i in range(14))
+#: Precisions of the layer and their element sizes, bytes.
+DTYPE_BYTES: dict[str, int] = {"fp32": 4, "bf16": 2}
+#: Substrings that mark a matrix-multiply kernel in a profiler trace (lower case).
+GEMM_MARKERS: tuple[str, ...] = ("gemm", "addmm", "aten::mm", "matmul", "cutlass", "cublas", "xmma", "sm90_", "sm80_",
+                                 "dot", "ampere_", "volta_", "turing_")
+
+
+def _check_precision(precision: object) -> str:
+    if precision not in DTYPE_BYTES:
+        raise ValueError(f"precision must be one of {', '.join(map(repr, DTYPE_BYTES))}, got {precision!r}")
+    return str(precision)
+
+
+def make_layer(m: int, k: int, n: int, precision: str, target: Target, seed: int = 0) -> Callable[[], Any]:
+    """One call of Y = ReLU(XW + b) on ``target`` with inputs already there (PyTorch ``addmm`` + ``relu``, or ``jax.jit``)."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((m, k), dtype=np.float32)
+    w = rng.standard_normal((k, n), dtype=np.float32) / np.float32(np.sqrt(k))
+    b = 0.1 * rng.standard_normal(n, dtype=np.float32)
+    if target.framework == "jax":
+        import jax
+        import jax.numpy as jnp
+        from jax import lax
+
+        d = jax.devices(target.device)[target.index]
+        dt = jnp.float32 if precision == "fp32" else jnp.bfloat16
+        xj, wj, bj = (jax.device_put(a.astype(dt), d) for a in (x, w, b))
+        prec = lax.Precision.HIGHEST if precision == "fp32" else lax.Precision.DEFAULT
+        f = jax.jit(lambda x, w, b: jnp.maximum(jnp.dot(x, w, precision=prec) + b, 0))
+        return lambda: f(xj, wj, bj)
+    import torch
+
+    dt = torch.float32 if precision == "fp32" else torch.bfloat16
+    xt, wt, bt = (torch.from_numpy(a).to(dt).to(target.device) for a in (x, w, b))
+    return lambda: torch.relu(torch.addmm(bt, xt, wt))
+
+
+@dataclass(frozen=True)
+class LayerPoint:
+    """One M of the sweep: seconds per call (back to back) and what follows from it.
+
+    Attributes:
+        m, k, n, precision: the layer's shape and precision.
+        timing: seconds per call. device: where it ran. threads: PyTorch CPU threads (None for JAX).
+    """
+
+    m: int
+    k: int
+    n: int
+    precision: str
+    timing: Timing
+    device: str
+    threads: int | None
+
+    @property
+    def workload(self) -> LinearLayer:
+        """F = 2mkn, Q_min = s(mk + kn + n + mn), I = F / Q_min."""
+        return linear_layer(self.m, self.k, self.n, DTYPE_BYTES[self.precision])
+
+    @property
+    def intensity(self) -> float:
+        return self.workload.intensity
+
+    @property
+    def flops_per_s(self) -> float:
+        """F / median time, FLOP/s."""
+        return self.workload.flops / self.timing.median_s
+
+    @property
+    def bytes_per_s(self) -> float:
+        """Q_min / median time, bytes/s: the least traffic, so a lower bound on what moved."""
+        return self.workload.bytes / self.timing.median_s
+
+    @property
+    def evidence(self) -> str:
+        return evidence.CPU_CHECKED if self.device == "cpu" else evidence.MEASURED
+
+
+def layer_sweep(ms: Sequence[int] = DEFAULT_MS, k: int = 1024, n: int = 1024, precision: str = "fp32",
+                device: str = "auto", *, threads: int | None = None, reps: int | None = None,
+                warmup_s: float = 0.05, target_s: float | None = None) -> list[LayerPoint]:
+    """Time the layer at each M in ``ms``: calls grouped back to back (>= 1 ms per sample), median per call.
+
+    Args:
+        ms: batch sizes M (whole numbers >= 1). k, n: W [k, n].
+        precision: ``"fp32"`` or ``"bf16"``.
+        device: see :func:`~xpucalc.bench.target.resolve`.
+        threads: PyTorch CPU threads (None: one).
+        reps: samples per M (None: about ``target_s`` seconds' worth, at least 5).
+        warmup_s: warm-up per M, seconds.
+        target_s: timed seconds per M when ``reps`` is None (default 0.2).
+    """
+    if not ms:
+        raise ValueError("ms must hold at least one batch size M")
+    mvals = [positive_int(m, "ms") for m in ms]
+    kk, nn = positive_int(k, "k"), positive_int(n, "n")
+    prec = _check_precision(precision)
+    if reps is not None:
+        check_count(reps, "reps", 1)
+    target = resolve(device)
+    out = []
+    with cpu_threads(target, threads) as used:
+        for m in mvals:
+            call = make_layer(m, kk, nn, prec, target)
+            inner = inner_for(call, target, 1e-3, 1000)
+            if reps is None:
+                probe = time_kernel(call, target, 1, inner=inner, warmup_s=warmup_s)[0]
+                n_reps = default_reps(probe * inner, 0.2 if target_s is None else target_s)
+            else:
+                n_reps = reps
+            samples = time_kernel(call, target, n_reps, inner=inner, warmup_s=warmup_s / 2)
+            out.append(LayerPoint(m, kk, nn, prec, summarize(samples, warn=False), target.device, used))
+    return out
+
+
+# --------------------------------------------------------------------------- launch overhead
+
+@dataclass(frozen=True)
+class LaunchOverhead:
+    """Per-call latency, back-to-back time and CUDA-graph time of one small layer, seconds per call.
+
+    Attributes:
+        m, k, n, precision, device: the condition.
+        per_call: each call started on an idle device and waited for.
+        back_to_back: ``batch`` calls issued together, total / ``batch``.
+        graph: CUDA-graph replay of ``batch`` calls / ``batch`` (None when not measured).
+        graph_reason: why ``graph`` is None (Korean).
+        batch: calls per group.
+    """
+
+    m: int
+    k: int
+    n: int
+    precision: str
+    device: str
+    per_call: Timing
+    back_to_back: Timing
+    graph: Timing | None
+    graph_reason: str
+    batch: int
+
+    @property
+    def floor_s(self) -> float:
+        """The least time per call seen by any method, seconds."""
+        ts = [self.per_call.median_s, self.back_to_back.median_s] + ([self.graph.median_s] if self.graph else [])
+        return min(ts)
+
+    @property
+    def per_call_over_floor(self) -> float:
+        """per-call median / the least median: how much of a per-call time is not kernel time."""
+        return self.per_call.median_s / self.floor_s
+
+
+def cuda_three_numbers(fn: Callable[[], Any], reps: int, batch: int, index: int = 0,
+                       cuda: Any = None) -> tuple[list[float], list[float], list[float] | None, str]:
+    """The three CUDA timings of ``fn`` (already warm): per call, back to back, graph replay; seconds per call.
+
+    Graph capture failures are reported (4th item), not raised. ``cuda`` is the
+    CUDA module (``torch.cuda`` when None); tests pass a recording fake.
+    """
+    from . import cuda_timing
+
+    if cuda is None:
+        import torch
+
+        cuda = torch.cuda
+    per = cuda_timing.per_call(fn, reps, device=index, cuda=cuda)
+    b2b = cuda_timing.back_to_back(fn, reps, batch, device=index, cuda=cuda)
+    try:
+        graph = cuda_timing.capture_graph(fn, batch, device=index, cuda=cuda)
+        replay = cuda_timing.graph_replay(graph, reps, batch, device=index, cuda=cuda)
+        return per, b2b, replay, ""
+    except Exception as exc:  # noqa: BLE001 - capture can fail (allocator, sync inside fn); say so
+        return per, b2b, None, f"CUDA Graph 캡처 실패: {type(exc).__name__}: {str(exc)[:100]}"
+
+
+def launch_overhead(m: int = 1, k: int = 1024, n: int = 1024, precision: str = "fp32", device: str = "auto", *,
+                    reps: int = 50, batch: int = 50, threads: int | None = None) -> LaunchOverhead:
+    """Per-call vs back-to-back vs CUDA-graph time of the layer at a small ``m``.
+
+    On CUDA: :func:`cuda_three_numbers`. Elsewhere: per call = each call timed
+    alone with its wait (``time_calls``); back to back = ``batch`` calls and one
+    wait, / ``batch``; graph unsupported (there is no CUDA graph).
+    """
+    mm, kk, nn = positive_int(m, "m"), positive_int(k, "k"), positive_int(n, "n")
+    prec = _check_precision(precision)
+    reps, batch = check_count(reps, "reps", 1), check_count(batch, "batch", 1)
+    target = resolve(device)
+    with cpu_threads(target, threads):
+        call = make_layer(mm, kk, nn, prec, target)
+        wait = wait_for(target)
+        warm_up(call, wait, min_time_s=0.1, max_time_s=1.0)
+        if target.kind == "cuda":
+            per, b2b, graph, why = cuda_three_numbers(call, reps, batch, target.index)
+        else:
+            per = time_calls(call, 0, reps, sync=wait)
+
+            def group() -> Any:
+                out = None
+                for _ in range(batch):
+                    out = call()
+                return out
+
+            b2b = [s / batch for s in time_calls(group, 0, reps, sync=wait)]
+            graph, why = None, "CUDA GPU가 아니어서 CUDA Graph가 없습니다"
+    return LaunchOverhead(mm, kk, nn, prec, target.device, summarize(per, warn=False), summarize(b2b, warn=False),
+                          summarize(graph, warn=False) if graph else None, why, batch)
+
+
+# --------------------------------------------------------------------------- profiler
+
+@dataclass(frozen=True)
+class KernelSummary:
+    """What ran during ``calls`` calls, from ``torch.profiler``.
+
+    Attributes:
+        names: (name, count) of each kernel (CUDA) or top-level operator (CPU), most frequent first.
+        calls: layer calls profiled. level: ``"kernel"`` (GPU kernels) or ``"operator"`` (CPU aten ops).
+    """
+
+    names: tuple[tuple[str, int], ...]
+    calls: int
+    level: str
+
+    @property
+    def per_call(self) -> float:
+        """Kernels (or operators) per layer call."""
+        return sum(c for _, c in self.names) / self.calls
+
+    @property
+    def gemm_names(self) -> tuple[str, ...]:
+        return tuple(nm for nm, _ in self.names if is_gemm(nm))
+
+    @property
+    def other_names(self) -> tuple[str, ...]:
+        """Everything that is not the matrix multiply: separate bias / ReLU / copy launches."""
+        return tuple(nm for nm, _ in self.names if not is_gemm(nm))
+
+    @property
+    def fused(self) -> bool:
+        """True when one kernel per call did everything (bias and ReLU inside the multiply)."""
+        return round(self.per_call) == 1 and not self.other_names
+
+
+def is_gemm(name: str) -> bool:
+    """True if a kernel or operator name looks like a matrix multiply (see :data:`GEMM_MARKERS`)."""
+    low = name.lower()
+    return any(mark in low for mark in GEMM_MARKERS)
+
+
+def summarize_events(events: Iterable[tuple[str, str, Any]], calls: int, level: str) -> KernelSummary:
+    """Count profiler events: ``events`` are (name, kind, parent) with kind ``"cuda"`` or ``"cpu"``.
+
+    ``level="kernel"`` counts CUDA events except memcpy/memset; ``level="operator"``
+    counts top-level CPU ``aten::`` operators (parent None).
+    """
+    calls = check_count(calls, "calls", 1)
+    if level not in ("kernel", "operator"):
+        raise ValueError(f"level must be 'kernel' or 'operator', got {level!r}")
+    counts: dict[str, int] = {}
+    for name, kind, parent in events:
+        if level == "kernel":
+            if kind != "cuda" or name.lower().startswith(("memcpy", "memset")):
+                continue
+        elif kind != "cpu" or parent is not None or not name.startswith("aten::"):
+            continue
+        counts[name] = counts.get(name, 0) + 1
+    ordered = tuple(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+    return KernelSummary(ordered, calls, level)
+
+
+def kernel_summary(m: int = 128, k: int = 1024, n: int = 1024, precision: str = "fp32", device: str = "auto", *,
+                   calls: int = 10, compiled: bool = False) -> KernelSummary:
+    """Profile ``calls`` calls of the layer (eager, or ``torch.compile`` when ``compiled``) and count what ran.
+
+    On CUDA the GPU kernels are counted; on a CPU the top-level ``aten::`` operators.
+    """
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+
+    calls = check_count(calls, "calls", 1)
+    target = resolve(device)
+    if target.framework != "torch":
+        raise ValueError(f"kernel_summary profiles PyTorch only; device {device!r} is a JAX device")
+    fn = make_layer(positive_int(m, "m"), positive_int(k, "k"), positive_int(n, "n"), _check_precision(precision),
+                    target)
+    if compiled:
+        body = torch.compile(lambda: fn(), dynamic=False)
+    else:
+        body = fn
+    wait = wait_for(target)
+    for _ in range(3):
+        wait(body())
+    cuda = target.kind == "cuda"
+    acts = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])
+    with profile(activities=acts) as prof:
+        for _ in range(calls):
+            body()
+        wait(None)
+    events = []
+    for e in prof.events():
+        kind = "cuda" if "cuda" in str(getattr(e, "device_type", "")).lower() else "cpu"
+        events.append((e.name, kind, getattr(e, "cpu_parent", None)))
+    return summarize_events(events, calls, "kernel" if cuda else "operator")
+
+
+__all__ = ["DEFAULT_MS", "KernelSummary", "LaunchOverhead", "LayerPoint", "cuda_three_numbers", "is_gemm",
+           "kernel_summary", "launch_overhead", "layer_sweep", "make_layer", "summarize_events"]
