@@ -49,7 +49,10 @@ def test_peaks_carry_their_identity():
     for key in KEYS:
         for p in devices.peaks(key):
             assert p["precision"] in devices.PRECISIONS
-            assert isinstance(p["sparse"], bool)
+            # True / False, or None when the vendor does not state it (then the conditions must say so)
+            assert p["sparse"] in (True, False, None), key
+            if p["sparse"] is None:
+                assert "not stated" in p["conditions"], key
             assert p["scope"] in ("chip", "board", "platform", "pod")
             assert p["unit"] == ("OP/s" if p["precision"].startswith("int") else "FLOP/s")
 
@@ -79,10 +82,10 @@ def test_sparse_is_double_dense_for_h100():
 def test_corrected_figures_of_the_design():
     # §7.1: Google's table gives 819 GB/s for TPU v5e
     assert devices.figure("tpu-v5e", "bandwidth")["value"] == pytest.approx(819e9)
-    # §7.6: M3 Ultra up to 512 GB unified memory
-    assert devices.figure("apple-m3-ultra", "memory")["value"] == pytest.approx(512e9)
-    # §7.8: B200 180 GB usable; RTX 4090 FP16 330 only with FP16 accumulation, 165 with FP32
-    assert devices.figure("b200", "memory")["value"] == pytest.approx(180e9)
+    # §7.6: M3 Ultra up to 512 GB unified memory (binary DRAM: 512 x 2**30 bytes)
+    assert devices.figure("apple-m3-ultra", "memory")["value"] == 512 * 1024**3
+    # §7.8: B200 180 GB usable (binary, 180 x 2**30); RTX 4090 FP16 330 only with FP16 accumulation, 165 with FP32
+    assert devices.figure("b200", "memory")["value"] == 180 * 1024**3
     fp16 = [p for p in devices.peaks("rtx-4090") if p["precision"] == "fp16" and not p["sparse"]]
     by_acc = {p["accumulate"]: p["value"] for p in fp16}
     assert by_acc["fp16"] == pytest.approx(330.3e12, rel=1e-3)
@@ -93,9 +96,9 @@ def test_corrected_figures_of_the_design():
 def test_unpublished_npu_bandwidth_is_an_error_not_a_number():
     assert devices.figure("core-ultra-9-288v", "bandwidth")["evidence"] == evidence.NOT_PUBLISHED
     with pytest.raises(ValueError, match="bandwidth"):
-        devices.get("core-ultra-9-288v", "int8")
-    d = devices.get("core-ultra-9-288v", "int8", bandwidth=100e9)
-    assert d.peak_flops == pytest.approx(48e12)
+        devices.get("core-ultra-9-288v", "int8", unstated_sparsity="dense")
+    d = devices.get("core-ultra-9-288v", "int8", bandwidth=100e9, unstated_sparsity="dense")
+    assert d.peak_flops == pytest.approx(48e12) and d.sparsity_assumed
 
 
 def test_catalog_errors():
@@ -104,7 +107,7 @@ def test_catalog_errors():
     with pytest.raises(ValueError, match="precision"):
         devices.get("h100-sxm", "fp12")
     with pytest.raises(ValueError, match="available"):
-        devices.get("core-ultra-9-288v", "bf16")
+        devices.get("core-ultra-9-288v", "bf16", unstated_sparsity="dense")
 
 
 def test_spec_table_renders_from_catalog():

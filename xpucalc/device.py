@@ -19,6 +19,8 @@ class Device:
         sparse: True if ``peak_flops`` assumes 2:4 structured sparsity. A sparse peak
             cannot be used for a dense workload; convert with :meth:`dense` first.
         key: catalog key when the device came from the spec catalog.
+        sparsity_assumed: True when the vendor does not state whether the peak is dense or
+            sparse and the caller chose the reading (``devices.get(..., unstated_sparsity=)``).
     """
 
     name: str
@@ -28,6 +30,7 @@ class Device:
     precision: str | None = None
     sparse: bool = False
     key: str | None = None
+    sparsity_assumed: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name:
@@ -50,7 +53,7 @@ class Device:
         if not self.sparse:
             raise ValueError(f"{self.name}: peak_flops is already dense; dense() converts sparse figures only")
         return Device(self.name, self.peak_flops / positive(ratio, "ratio"), self.bandwidth, self.memory,
-                      self.precision, False, self.key)
+                      self.precision, False, self.key, self.sparsity_assumed)
 
     def fits(self, resident_bytes: float) -> bool:
         """True if ``resident_bytes`` (bytes held at once) fit in ``memory``.

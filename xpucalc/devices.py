@@ -3,6 +3,18 @@
 The data live in ``xpucalc/data/devices.json``; this module only reads them.
 Every figure is a dict with ``value`` (SI units, or None when not published),
 ``unit``, ``as_published``, ``conditions``, ``source``, ``checked`` and ``evidence``.
+
+Three conventions of the catalog (schema 2):
+
+* a peak's ``sparse`` is True (2:4 structured sparsity), False (dense) or None when the
+  vendor does not say which; a None figure is never used as dense without an explicit
+  ``unstated_sparsity=`` argument;
+* a memory capacity is stored as the bytes the vendor means: binary (GiB) for HBM, GDDR
+  and LPDDR, flagged ``binary: true``; ``runtime_reported`` (when sourced) holds what a
+  runtime such as nvidia-smi shows for the same part;
+* when two documents disagree on a figure, the figure used for calculations stays in
+  place and the other one is an ``extra`` entry with ``conflicts_with`` naming the field
+  (see :func:`conflicts`).
 """
 from __future__ import annotations
 
@@ -14,6 +26,9 @@ from .table import Table
 from .units import fmt_bytes, fmt_si
 
 PRECISIONS = ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4")
+
+#: How a peak's ``sparse`` value is shown in tables.
+SPARSITY_KO = {True: "sparse (2:4)", False: "dense", None: "미표기 (dense/sparse 불명)"}
 
 
 def catalog() -> dict[str, Any]:
@@ -47,31 +62,68 @@ def peaks(key: str) -> list[dict[str, Any]]:
     return list(entry(key)["peaks"])
 
 
-def peak(key: str, precision: str = "bf16", sparse: bool = False) -> dict[str, Any]:
+SPARSITY_READINGS = ("dense", "sparse")
+
+
+def _sparsity_label(p: dict[str, Any]) -> str:
+    return "sparse" if p["sparse"] is True else "dense" if p["sparse"] is False else "sparsity not stated"
+
+
+def peak(key: str, precision: str = "bf16", sparse: bool | None = False,
+         unstated_sparsity: str | None = None) -> dict[str, Any]:
     """The peak figure of ``key`` for ``precision`` and sparsity.
+
+    Args:
+        key: catalog key.
+        precision: one of :data:`PRECISIONS`.
+        sparse: False for the dense figure, True for the 2:4-sparse one, None for a figure
+            whose sparsity the vendor does not state (as printed, to display it).
+        unstated_sparsity: ``"dense"`` or ``"sparse"``: accept a figure whose sparsity is not
+            stated as that reading. Without it such a figure is refused for ``sparse=False``
+            or ``sparse=True``, because reading an unknown figure as dense can double a peak.
 
     When several figures match (e.g. FP16 with FP16 and with FP32 accumulation),
     the one with FP32 accumulation is returned, the safe choice for training.
 
     Raises:
         KeyError: unknown device key.
-        ValueError: no figure for that precision; or only a sparse figure exists
-            and a dense one was asked for (convert with ``units.sparse_to_dense``).
+        ValueError: no figure for that precision; only a sparse figure exists and a dense
+            one was asked for (convert with ``units.sparse_to_dense``); or only a figure of
+            unstated sparsity exists and ``unstated_sparsity`` was not given.
     """
     if precision not in PRECISIONS:
         raise ValueError(f"precision {precision!r} is not one of {', '.join(PRECISIONS)}")
+    if sparse not in (True, False, None):
+        raise ValueError(f"sparse must be True, False or None (sparsity not stated), got {sparse!r}")
+    if sparse is not None:
+        sparse = bool(sparse)
+    if unstated_sparsity is not None and unstated_sparsity not in SPARSITY_READINGS:
+        raise ValueError(f"unstated_sparsity must be 'dense', 'sparse' or None, got {unstated_sparsity!r}")
     all_peaks = peaks(key)
     same_prec = [p for p in all_peaks if p["precision"] == precision]
-    match = [p for p in same_prec if bool(p["sparse"]) == bool(sparse)]
+    match = [p for p in same_prec if p["sparse"] is sparse]
+    unstated = [p for p in same_prec if p["sparse"] is None]
+    if not match and sparse is not None and unstated:
+        wanted = "sparse" if sparse else "dense"
+        if unstated_sparsity == wanted:
+            match = unstated
+        else:
+            f = unstated[0]
+            shown = f.get("as_published") or f"{f['value']:g} {f['unit']}"
+            raise ValueError(
+                f"{key}: the {precision} peak ({shown}) does not say whether it is dense or sparse (sparse: null in "
+                f"the catalog), so it cannot be used as a {wanted} figure silently. Pass unstated_sparsity="
+                f"'{wanted}' to read it as {wanted} on purpose (if it is really a 2:4-sparse figure, the dense peak "
+                "is half), or sparse=None to get the figure as printed.")
     if not match:
-        if same_prec and not sparse:
+        if same_prec and sparse is False:
             raise ValueError(
                 f"{key}: the catalog has only a sparse {precision} peak; a sparse figure cannot stand in for a "
                 "dense one. Ask with sparse=True and convert explicitly with xpucalc.units.sparse_to_dense().")
-        have = sorted({f"{p['precision']}{' sparse' if p['sparse'] else ''}" for p in all_peaks})
-        raise ValueError(f"{key}: no {'sparse' if sparse else 'dense'} {precision} peak in the catalog; "
-                         f"available: {', '.join(have) or 'none'}")
-    match.sort(key=lambda p: 0 if p.get("accumulate") in ("fp32", "int32", None) else 1)
+        have = sorted({f"{p['precision']} {_sparsity_label(p)}" for p in all_peaks})
+        want = "sparse" if sparse else "dense" if sparse is False else "unstated-sparsity"
+        raise ValueError(f"{key}: no {want} {precision} peak in the catalog; available: {', '.join(have) or 'none'}")
+    match = sorted(match, key=lambda p: 0 if p.get("accumulate") in ("fp32", "int32", None) else 1)
     return match[0]
 
 
@@ -82,6 +134,29 @@ def figure(key: str, field: str) -> dict[str, Any] | None:
     return entry(key).get(field)
 
 
+def runtime_memory(key: str) -> dict[str, Any] | None:
+    """What a runtime (nvidia-smi, PyTorch) reports as total memory of ``key``, with its source; None if not sourced.
+
+    The dict has ``value`` (bytes), ``as_reported`` (e.g. ``"81,559 MiB"``), ``source``,
+    ``checked``, ``evidence`` and ``conditions``. It is smaller than the catalog capacity
+    because drivers keep part of the memory; plan capacity with the smaller number.
+    """
+    mem = entry(key).get("memory") or {}
+    return mem.get("runtime_reported")
+
+
+def conflicts(key: str, field: str) -> list[dict[str, Any]]:
+    """The documented figures that disagree with ``key``'s ``field`` (``"bandwidth"``, ``"memory"``, ...).
+
+    The catalog keeps the value used for calculations in ``field`` and every disagreeing
+    document as an ``extra`` figure with ``conflicts_with: field``; this returns those extras
+    (an empty list when the sources agree).
+    """
+    if field not in ("memory", "bandwidth", "tdp"):
+        raise ValueError(f"field must be 'memory', 'bandwidth' or 'tdp', got {field!r}")
+    return [f for f in entry(key).get("extra", []) if f.get("conflicts_with") == field]
+
+
 def extra(key: str, label: str) -> dict[str, Any]:
     """An extra documented figure of ``key`` by its label (NVLink bandwidth, pod total, ...)."""
     for f in entry(key).get("extra", []):
@@ -90,7 +165,8 @@ def extra(key: str, label: str) -> dict[str, Any]:
     raise KeyError(f"{key}: no extra figure labelled {label!r}; have: {[f.get('label') for f in entry(key).get('extra', [])]}")
 
 
-def get(key: str, precision: str = "bf16", sparse: bool = False, bandwidth: float | None = None) -> Device:
+def get(key: str, precision: str = "bf16", sparse: bool = False, bandwidth: float | None = None,
+        unstated_sparsity: str | None = None) -> Device:
     """A :class:`Device` built from the catalog.
 
     Args:
@@ -99,9 +175,18 @@ def get(key: str, precision: str = "bf16", sparse: bool = False, bandwidth: floa
         sparse: take the 2:4-sparse peak instead of the dense one.
         bandwidth: override for the memory bandwidth, bytes/s, for devices whose
             bandwidth is not published (the NPU); otherwise the catalog value.
+        unstated_sparsity: ``"dense"`` or ``"sparse"`` to accept a peak whose sparsity the
+            vendor does not state (see :func:`peak`); the Device then has
+            ``sparsity_assumed=True`` so the reading stays visible.
+
+    ``Device.memory`` is the catalog capacity in bytes (binary for HBM/GDDR/LPDDR:
+    80 GiB = 85,899,345,920 B for an H100).
     """
     e = entry(key)
-    p = peak(key, precision, sparse)
+    if not isinstance(sparse, bool):
+        raise ValueError(f"sparse must be True or False for get(), got {sparse!r}; a figure of unstated sparsity "
+                         "needs unstated_sparsity='dense' or 'sparse'")
+    p = peak(key, precision, sparse, unstated_sparsity=unstated_sparsity)
     if p["value"] is None:
         raise ValueError(f"{key}: the {precision} peak is {p['evidence']} (no value); pick another precision")
     bw = bandwidth
@@ -114,7 +199,7 @@ def get(key: str, precision: str = "bf16", sparse: bool = False, bandwidth: floa
         bw = f["value"]
     mem = e.get("memory")
     return Device(e["name"], p["value"], bw, mem["value"] if mem and mem.get("value") else None,
-                  precision, bool(sparse), key)
+                  precision, bool(sparse), key, sparsity_assumed=p["sparse"] is None)
 
 
 def _fmt_figure(f: dict[str, Any] | None) -> str:
@@ -124,7 +209,7 @@ def _fmt_figure(f: dict[str, Any] | None) -> str:
         return f["evidence"]
     unit = f["unit"]
     if unit == "B":
-        return fmt_bytes(f["value"], digits=3)
+        return fmt_bytes(f["value"], binary=bool(f.get("binary")), digits=3)
     if unit in ("B/s", "FLOP/s", "OP/s", "W"):
         return fmt_si(f["value"], unit.replace("FLOP/s", "FLOPS").replace("OP/s", "OPS"), digits=3)
     return f"{f['value']:g} {unit}"
@@ -159,7 +244,7 @@ def spec_table(device_keys: list[str], precisions: tuple[str, ...] = ("bf16",), 
                       describe(e.get("bandwidth")), "—", "—")
                 continue
             src = source(p["source"]) if p.get("source") in catalog()["sources"] else {"title": p.get("source", "—")}
-            t.add(e["name"], p["precision"].upper(), "sparse (2:4)" if p["sparse"] else "dense",
+            t.add(e["name"], p["precision"].upper(), SPARSITY_KO[p["sparse"]],
                   (p.get("accumulate") or "—").upper(), p.get("scope", "—"),
                   _fmt_figure(p),
                   describe(e.get("memory")), describe(e.get("bandwidth")), p["evidence"],

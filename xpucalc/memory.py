@@ -1,9 +1,12 @@
 """Memory types and their bandwidths, and what a slower memory does to decode speed.
 
-The data live in ``xpucalc/data/memory_types.json``: one row per memory type with a
-representative bandwidth (bytes/s), an optional range, the example devices, the
-source, the date checked and the evidence label. This module only reads them and
-does the arithmetic of the "decode reads every weight once per token" bound.
+The data live in ``xpucalc/data/memory_types.json``: one row per memory type with its
+example devices, an optional range, the source, the date checked and the evidence label.
+Where a row's examples give a transfer rate and a bus width (GDDR, LPDDR, DDR), the
+bandwidth is computed here, ``MT/s x 1e6 x bus bits / 8``, and the first example is the
+row's representative value; HBM and NVMe rows store a representative value instead
+(``bandwidth_from: "stored"``). This module also does the arithmetic of the "decode reads
+every weight once per token" bound.
 """
 from __future__ import annotations
 
@@ -45,18 +48,67 @@ def source(source_id: str) -> dict[str, Any]:
     return sources[source_id]
 
 
+def transfer_bandwidth(transfer_rate_mt_s: float, bus_width_bits: int) -> float:
+    """Peak bandwidth of a DRAM interface, bytes/s: ``transfer_rate_mt_s x 1e6 x bus_width_bits / 8``.
+
+    Args:
+        transfer_rate_mt_s: data rate per pin, megatransfers per second (LPDDR5X-8533 -> 8533;
+            GDDR6X at 21 Gb/s -> 21000).
+        bus_width_bits: width of the whole interface, bits (e.g. 128 for two 64-bit DDR channels).
+
+    Example: LPDDR5X-8533 on a 128-bit bus is 8533e6 x 128 / 8 = 136.5e9 B/s.
+    """
+    rate = positive(transfer_rate_mt_s, "transfer_rate_mt_s")
+    if isinstance(bus_width_bits, bool) or not isinstance(bus_width_bits, int) or bus_width_bits < 1:
+        raise ValueError(f"bus_width_bits must be a positive integer (bits), got {bus_width_bits!r}")
+    return rate * 1e6 * bus_width_bits / 8.0
+
+
+def examples(key: str) -> list[dict[str, Any]]:
+    """The example rows of memory type ``key``, each with ``bandwidth`` (bytes/s) added when rate and width are given."""
+    out = []
+    for ex in row(key).get("examples", []):
+        e = dict(ex)
+        if ex.get("transfer_rate_mt_s") is not None and ex.get("bus_width_bits") is not None:
+            e["bandwidth"] = transfer_bandwidth(ex["transfer_rate_mt_s"], ex["bus_width_bits"])
+        out.append(e)
+    return out
+
+
+def example_devices(key: str) -> list[str]:
+    """Catalog device keys given as examples of memory type ``key`` (may be empty)."""
+    return [e["device"] for e in row(key).get("examples", []) if e.get("device")]
+
+
 def bandwidth(key: str) -> float:
-    """Representative bandwidth of memory type ``key``, bytes/s."""
-    return float(row(key)["bandwidth"])
+    """Representative bandwidth of memory type ``key``, bytes/s.
+
+    Computed from the first example's transfer rate and bus width when the row says
+    ``bandwidth_from: "examples"``; otherwise the stored value.
+    """
+    r = row(key)
+    if r.get("bandwidth_from") == "examples":
+        computed = [e["bandwidth"] for e in examples(key) if "bandwidth" in e]
+        if not computed:
+            raise ValueError(f"memory type {key!r} says bandwidth_from='examples' but no example has a rate and a width")
+        return computed[0]
+    return float(r["bandwidth"])
 
 
 def bandwidth_range(key: str) -> tuple[float, float]:
-    """(low, high) bandwidth of memory type ``key``, bytes/s; (v, v) when the row has no range."""
+    """(low, high) bandwidth of memory type ``key``, bytes/s.
+
+    The stored range when the row has one; else the smallest and largest computed example;
+    else (v, v) with the representative value.
+    """
     r = row(key)
     if r.get("bandwidth_range"):
         lo, hi = r["bandwidth_range"]
         return float(lo), float(hi)
-    v = float(r["bandwidth"])
+    computed = [e["bandwidth"] for e in examples(key) if "bandwidth" in e]
+    if computed:
+        return min(computed), max(computed)
+    v = bandwidth(key)
     return v, v
 
 
@@ -116,8 +168,12 @@ def table(caption: str = "") -> Table:
     for r in rows():
         lo, hi = bandwidth_range(r["key"])
         rng = "—" if lo == hi else f"{fmt_si(lo, 'B/s', 3)} – {fmt_si(hi, 'B/s', 3)}"
-        names = ", ".join(devices.entry(k)["name"] for k in r.get("example_devices", [])) or "—"
+        names = ", ".join(devices.entry(k)["name"] for k in example_devices(r["key"])) or "—"
         src = source(r["source"])
-        t.add(r["name"], fmt_si(r["bandwidth"], "B/s", 3), rng, r.get("as_published") or "—",
+        rep = fmt_si(bandwidth(r["key"]), "B/s", 3)
+        if r.get("bandwidth_from") == "examples":
+            first = next(e for e in examples(r["key"]) if "bandwidth" in e)
+            rep += f" (계산: {first['transfer_rate_mt_s']:g} MT/s × {first['bus_width_bits']}비트 / 8)"
+        t.add(r["name"], rep, rng, r.get("as_published") or "—",
               r.get("typical_use_ko", "—"), names, r["evidence"], f"{src['title']} ({r['checked']})")
     return t
