@@ -57,7 +57,16 @@ def rel(path: Path) -> str:
 # --------------------------------------------------------------------------- what is checked
 
 TOC = toc_files()
-PAGES = [resolve(e) for e in TOC if resolve(e).suffix == ".md"]
+
+
+def _resolve(entry: str) -> Path | None:
+    try:
+        return resolve(entry)
+    except FileNotFoundError:
+        return None
+
+
+PAGES = [p for p in map(_resolve, TOC) if p is not None and p.suffix == ".md"]
 WEEKS = sorted(p for p in BOOK.glob("week*") if p.is_dir())
 _MD = MarkdownIt("commonmark")
 
@@ -96,6 +105,13 @@ def test_cited_sections_exist():
 
 # --------------------------------------------------------------------------- chapters
 
+def test_every_toc_entry_is_a_file():
+    missing = [e for e in TOC if _resolve(e) is None]
+    assert not missing, (
+        f"_toc.yml이 없는 파일을 가리킵니다: {missing}. 파일 이름(확장자 없이, 저장소 맨 위부터의 경로)을 고치거나 "
+        f"그 줄을 지우세요 {see('page')}")
+
+
 @pytest.mark.parametrize("week", WEEKS, ids=lambda p: p.name)
 def test_chapter_folder_has_index_and_exercises(week):
     missing = [name for name in ("index.md", "exercises.md") if not (week / name).is_file()]
@@ -114,7 +130,7 @@ def test_page_has_exactly_one_title(path):
     found = titles(path)
     assert len(found) == 1, (
         f"{rel(path)}의 제목(맨 위 `# ` 수준 제목)이 {len(found)}개입니다: {found}. 쪽마다 `# 제목`을 정확히 하나 두고, "
-        f"나머지는 `## 절`, `### 소절`로 내리세요. 제목이 없으면 목차와 검색에 이름이 나오지 않고, 둘이면 한 쪽이 "
+        f"나머지는 `## 절`, `### 소절`로 내리세요. 제목이 없으면 목차와 검색에 이름이 나오지 않고, 둘 이상이면 한 쪽이 "
         f"목차에서 둘로 갈라집니다 {see('page')}")
 
 
@@ -141,9 +157,9 @@ def test_every_exercise_has_a_folded_solution(path):
         f"`:::{{exercise}}` 바로 다음 줄에 `:label: <쪽 이름>-<짧은 이름>`을 적으세요 {see('exercise')}")
     unsolved = [lab for lab in labels if lab not in solutions]
     assert not unsolved, (
-        f"{rel(path)}의 연습문제 {unsolved}에 풀이가 없습니다. 문제 뒤에 ```` ```{{solution-start}} <label> ```` … "
-        f"```` ```{{solution-end}} ```` (풀이에 코드 셀이 있을 때) 또는 `:::{{solution}} <label>` 블록을 두고, "
-        f"계산은 셀로 보여 주세요 {see('exercise')}")
+        f"{rel(path)}의 연습문제 {unsolved}에 풀이가 없습니다. 문제 뒤에 `{{solution-start}} <label>` … `{{solution-end}}` "
+        f"한 쌍(풀이에 코드 셀이 있을 때) 또는 `:::{{solution}} <label>` 블록을 두고, 계산은 셀로 보여 주세요 "
+        f"{see('exercise')}")
     open_ = [lab for lab, opts in solutions.items() if not re.search(r":class:.*\bdropdown\b", opts)]
     assert not open_, (
         f"{rel(path)}의 풀이 {open_}가 펼쳐진 채로 보입니다. 독자가 먼저 풀어 볼 수 있게 풀이 블록의 옵션에 "
@@ -185,7 +201,7 @@ def _cell_caption_problems(meta: dict, what: str) -> list[str]:
     if not str((nb.get("figure") or {}).get("caption", "")).strip():
         out.append(f"{what}에 캡션이 없습니다: 셀 옵션 `mystnb: figure: caption:`을 적으세요")
     if not str((nb.get("image") or {}).get("alt", "")).strip():
-        out.append(f"{what}에 대체 텍스트가 없습니다: 셀 옵션 `mystnb: image: alt:`을 적으세요")
+        out.append(f"{what}에 대체 텍스트가 없습니다: 셀 옵션 `mystnb: image: alt:`를 적으세요")
     return out
 
 
