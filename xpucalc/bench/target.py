@@ -252,6 +252,27 @@ def time_kernel(fn: Callable[[], Any], target: Target, reps: int | None = None, 
     return [s / inner for s in time_calls(group, 0, n, sync=sync)]
 
 
+#: Substrings of a device name (lower case, all must appear) -> spec-catalog key; the first match wins.
+CATALOG_NAMES: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("h200",), "h200"), (("h100", "pcie"), "h100-pcie"), (("h100",), "h100-sxm"), (("b200",), "b200"),
+    (("a100", "80gb"), "a100-80gb"), (("a100",), "a100-sxm4-40gb"), (("l40s",), "l40s"),
+    (("rtx", "6000", "ada"), "rtx-6000-ada"), (("4090",), "rtx-4090"), (("5090",), "rtx-5090"),
+    (("mi300x",), "mi300x"), (("tpu", "v5", "lite"), "tpu-v5e"), (("tpu", "v5e"), "tpu-v5e"),
+)
+
+
+def catalog_key(name: str) -> str | None:
+    """The spec-catalog key (:mod:`xpucalc.devices`) of a device name as the runtime reports it, or None.
+
+    ``"NVIDIA H100 80GB HBM3"`` -> ``"h100-sxm"``, ``"TPU v5 lite"`` -> ``"tpu-v5e"``; a T4 or a CPU -> None.
+    """
+    low = str(name).lower()
+    for parts, key in CATALOG_NAMES:
+        if all(p in low for p in parts):
+            return key
+    return None
+
+
 # --------------------------------------------------------------------------- cache sizes
 
 def parse_size(text: str) -> int:
@@ -329,5 +350,5 @@ def llc_bytes(sysfs: str | os.PathLike[str] = "/sys/devices/system/cpu") -> int:
     return caches[max(caches)].total_bytes
 
 
-__all__ = ["CacheLevel", "DEFAULT_CPU_THREADS", "FALLBACK_LLC_BYTES", "Target", "cache_sizes", "cpu_threads",
+__all__ = ["CATALOG_NAMES", "CacheLevel", "catalog_key", "DEFAULT_CPU_THREADS", "FALLBACK_LLC_BYTES", "Target", "cache_sizes", "cpu_threads",
            "default_reps", "environment_of", "inner_for", "llc_bytes", "parse_size", "resolve", "sync_for", "time_kernel", "wait_for"]

@@ -173,7 +173,8 @@ def _gpu_steady(torch: Any, call: Any, env: Any, reps: int, batch: int, notes: l
     nbytes = cuda_timing.flush_bytes(env.l2_bytes)
     flush = cuda_timing.l2_flusher(nbytes, f"cuda:{idx}", torch)
     per_cold = cuda_timing.per_call(call, reps, device=idx, flush=flush, cuda=cuda)
-    host = time_calls(call, 0, reps, sync=lambda _: cuda.synchronize(idx))
+    with cuda.device(idx):
+        host = time_calls(call, 0, reps, sync=lambda _: cuda.synchronize(idx))
     kernel = kernel_cold = None
     try:
         graph = cuda_timing.capture_graph(call, batch, device=idx, cuda=cuda)
@@ -335,7 +336,8 @@ def _run(torch: Any, env: Any, path: str, precision: str, mm: int, kk: int, nn: 
                      else "첫 호출에 컴파일이 들어 있습니다(디스크 캐시 적중 없음)")
         if compile_mode in ("reduce-overhead", "max-autotune"):
             n_skips = end.get("cudagraph_skips", 0) - before.get("cudagraph_skips", 0)
-            graph_skips = tuple(skips.messages) or (("CUDA 그래프 건너뜀",) * n_skips)
+            graph_skips = tuple(skips.messages) or ((f"CUDA 그래프 건너뜀 {n_skips}회 (이유: TORCH_LOGS=cudagraphs로 "
+                                                     "다시 실행하면 보입니다)",) if n_skips else ())
             if graph_skips:
                 notes.append(f"{compile_mode}: CUDA 그래프를 쓰지 않았습니다 ({'; '.join(graph_skips)})")
     cold = None
