@@ -81,7 +81,11 @@ def lora_vram_bytes(n_params: float, factor: float = 1.5) -> float:
 
 
 def full_finetune_vram_bytes(n_params: float, bytes_per_param: float = 20.0) -> float:
-    """Rule of thumb for full fine-tuning with AdamW in BF16 mixed precision: ~20 bytes per parameter."""
+    """Rule of thumb for full fine-tuning with AdamW in BF16 mixed precision: ~20 bytes per parameter.
+
+    16 of the 20 bytes are the optimizer state (see :func:`training_state_bytes`); the other ~4 are an
+    allowance for activations and buffers at a modest batch and sequence length, not a computed value.
+    """
     return weights_bytes(n_params, bytes_per_param)
 
 

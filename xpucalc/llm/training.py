@@ -15,7 +15,7 @@ from .._check import fraction, positive, positive_int
 from .._data import load_json
 from ..table import Table
 from ..units import fmt_num
-from . import models
+from . import formulas, models
 from .model import Model
 
 
@@ -54,6 +54,28 @@ def implied_mfu(model: Model, tokens: float, seq_len: int, device_hours: float, 
     return m
 
 
+def lora_shapes(model: Model) -> list[tuple[int, int]]:
+    """(d_in, d_out) of every linear layer of one block that LoRA adapts (q, k, v, o, gate, up, down; per expert)."""
+    d, q, kv, i = model.hidden_size, model.q_dim, model.kv_dim, model.intermediate_size
+    return [(d, q), (d, kv), (d, kv), (q, d)] + [(d, i), (d, i), (i, d)] * model.num_experts
+
+
+def finetune_memory(model: Model, method: str, seq_len: int = 2048, batch: int = 1, rank: int = 16) -> dict[str, float]:
+    """Memory of fine-tuning ``model`` by ``method`` (``full``, ``lora``, ``qlora``), bytes per part.
+
+    Parts as :func:`xpucalc.llm.formulas.finetune_memory_breakdown`; activations by Korthikanti et al.
+    for ``seq_len`` x ``batch`` (full: stored, standard attention; LoRA/QLoRA: full recomputation with
+    FlashAttention); the adapter is rank ``rank`` on every linear layer of every block.
+    """
+    if method not in ("full", "lora", "qlora"):
+        raise ValueError(f"method must be 'full', 'lora' or 'qlora', got {method!r}")
+    light = method != "full"
+    act = formulas.activation_bytes(model.num_layers, model.hidden_size, model.num_heads, seq_len, batch,
+                                    recompute=light, flash_attention=light)
+    adapter = formulas.lora_adapter_params(model.num_layers, lora_shapes(model), rank) if light else None
+    return formulas.finetune_memory_breakdown(method, model.n_params, act, adapter)
+
+
 def runs() -> list[dict[str, Any]]:
     """The published training runs stored in ``llm_training_runs.json``."""
     return list(load_json("llm_training_runs.json")["runs"])
@@ -88,4 +110,4 @@ def published_runs(caption: str = "") -> Table:
     return t
 
 
-__all__ = ["implied_mfu", "published_runs", "run_mfu", "run_source", "runs", "train_flops", "train_time_s"]
+__all__ = ["finetune_memory", "lora_shapes", "implied_mfu", "published_runs", "run_mfu", "run_source", "runs", "train_flops", "train_time_s"]
