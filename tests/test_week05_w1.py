@@ -47,7 +47,7 @@ def test_288v_platform_is_5_plus_67_plus_48():
 
 def test_meaningless_41x():
     h = devices.peak("h100-sxm", "bf16", sparse=True)["value"]
-    npu = devices.peak("core-ultra-9-288v", "int8")["value"]
+    npu = devices.peak("core-ultra-9-288v", "int8", sparse=None)["value"]  # Intel does not say dense or sparse
     assert h / npu == pytest.approx(1979 / 48)  # 41.229...
     assert round(h / npu) == 41
 
@@ -78,23 +78,26 @@ def test_a100_runtime_memory_in_gib():
 
 
 def test_comparison_template_has_11_items():
-    assert len(ComparisonTable.template().rows) == 11
+    # the source's table (§6): items 1-11, from 작업·입력 to 증거 상태
+    rows = ComparisonTable.template().rows
+    assert [r[0] for r in rows] == [str(i) for i in range(1, 12)]
+    assert (rows[0][1], rows[-1][1]) == ("작업·입력", "증거 상태")
 
 
-@pytest.mark.parametrize("call", [
-    lambda: sr.advertised_to_dense(0),
-    lambda: sr.advertised_to_dense(4000e12, sparse_ratio=-1),
-    lambda: sr.gib_read_as_gb(float("nan")),
-    lambda: sr.transfer_time(1e6, 0),
-    lambda: sr.per_chip_from_pod(1e15, 0),
-    lambda: sr.platform_parts("core-ultra-9-288v", []),
-    lambda: sr.platform_parts("h100-sxm", ["NVLink bandwidth"]),
+@pytest.mark.parametrize("match, call", [
+    (r"^advertised must be > 0", lambda: sr.advertised_to_dense(0)),
+    (r"^sparse_ratio must be > 0", lambda: sr.advertised_to_dense(4000e12, sparse_ratio=-1)),
+    (r"^value_gib is NaN", lambda: sr.gib_read_as_gb(float("nan"))),
+    (r"^bandwidth must be > 0", lambda: sr.transfer_time(1e6, 0)),
+    (r"^chips must be a positive integer", lambda: sr.per_chip_from_pod(1e15, 0)),
+    (r"^part_labels must name at least one", lambda: sr.platform_parts("core-ultra-9-288v", [])),
+    (r"^h100-sxm: needs one platform-scope", lambda: sr.platform_parts("h100-sxm", ["NVLink bandwidth"])),
 ])
-def test_bad_input_raises_value_error(call):
-    with pytest.raises(ValueError):
+def test_bad_input_raises_value_error(match, call):
+    with pytest.raises(ValueError, match=match):
         call()
 
 
 def test_unknown_key_raises_key_error():
-    with pytest.raises(KeyError):
+    with pytest.raises(KeyError, match="unknown device key 'no-such-device'"):
         sr.peak_ratio("no-such-device", "int8", "fp16")
