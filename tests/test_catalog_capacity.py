@@ -273,6 +273,7 @@ def test_gddr6_representative_is_one_of_its_examples():
     assert sorted(computed) == [864e9, 960e9]        # 18 and 20 Gb/s on 384 bits
     assert memory.bandwidth("gddr6") in computed
     assert memory.bandwidth("gddr6") != 700e9          # the glossary's figure fits neither card
+    assert memory.bandwidth_range("gddr6") == (864e9, 960e9)  # the range spans the two computed examples
 
 
 def test_computed_examples_reproduce_the_device_bandwidths():
