@@ -459,3 +459,13 @@ def test_run_grid_order_and_statistics_module_agrees():
     assert r.device.median_s == statistics.median(r.device.samples_s)
     with pytest.raises(ValueError, match="framework"):
         bench.run_grid("tensorflow")
+
+
+def test_result_workload_uses_the_element_size_of_its_precision():
+    # M = 128, K = N = 1024: Q_min = s (MK + KN + N + MN) = s (131072 + 1048576 + 1024 + 131072) = 1 311 744 s
+    # F = 2 MKN = 268 435 456 FLOP; BF16 s = 2 bytes, FP32 s = 4 bytes (worked by hand)
+    bf16 = bench.BenchResult("torch", "eager", "bf16", 128)
+    fp32 = bench.BenchResult("torch", "eager", "fp32", 128)
+    assert bf16.workload.bytes == 2_623_488 and fp32.workload.bytes == 5_246_976
+    assert bf16.workload.flops == fp32.workload.flops == 268_435_456
+    assert bench.DTYPE_BYTES == {"fp32": 4, "bf16": 2}

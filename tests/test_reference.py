@@ -103,7 +103,8 @@ def test_table_renders_with_evidence_and_source():
     t = reference.table(reference.load("a100-sxm4-40gb"), caption="A100")
     assert len(t.rows) == 8
     assert set(t.column("근거")) == {evidence.MEASURED}
-    assert t.column("장치 상주 중앙값 (ms)")[4] == "0.0625"
+    assert t.column("장치 상주, 호출 1회 중앙값 (ms)")[4] == "0.0625"
+    assert any("커널 시간이 아닙니다" in n for n in t.notes)
     assert any("2026-10-19" in n and "2.11.0+cu130" in n for n in t.notes)
 
 
@@ -121,6 +122,12 @@ def test_plot_beside_reference(recwarn, caplog):
     mine[1] = bench.unsupported("jax", "eager", "fp32", 1, 32, 32, "테스트")
     for boundary in reference.BOUNDARIES:
         ax = reference.plot_beside(mine, ref, boundary=boundary)
+        # the data, not only the glyphs: first 8 bars are the reference in its own order, in ms; then mine
+        heights = [p.get_height() for p in ax.patches]
+        assert heights[:8] == pytest.approx([r.time_s(boundary) / MS for r in ref])
+        t_mine = {"device": mine[0].device.median_s, "with_transfer": mine[0].with_transfer.median_s,
+                  "first_call": mine[0].first_call_s}[boundary]
+        assert heights[8] == pytest.approx(t_mine / MS) and math.isnan(heights[9])
         assert ax.get_yscale() == "log"
         labels = [t.get_text() for t in ax.get_xticklabels()]
         assert len(labels) == 8 and "jax.jit" in labels[-1]
@@ -133,3 +140,56 @@ def test_plot_beside_reference(recwarn, caplog):
     with pytest.raises(ValueError, match="reference_runs"):
         reference.plot_beside(mine, [])
     assert not math.isnan(ref[0].device_s)
+
+
+def test_roofline_floors_and_gaps_by_hand():
+    # A100 BF16 M=128: Q_min = 2 623 488 B (2 bytes x 1 311 744 elements), bandwidth 1 555 GB/s
+    # -> 2 623 488 / 1.555e12 = 1.6871 us; F / peak = 268 435 456 / 312e12 = 0.86 us, so memory sets it.
+    a = reference.floor_gap(reference.get("a100-sxm4-40gb", "eager", "bf16", 128))
+    assert a.floor_s == pytest.approx(1.6871e-6, rel=1e-4) and a.bound == "memory"
+    assert a.gap == pytest.approx(62.5 / 1.6871, rel=1e-3)  # 37.0x
+    # TPU v5e BF16 M=128 jax.jit: 2 623 488 / 819e9 = 3.2033 us; 161.9 / 3.2033 = 50.5x
+    t = reference.floor_gap(reference.get("tpu-v5e", "compiled", "bf16", 128))
+    assert t.floor_s == pytest.approx(3.2033e-6, rel=1e-4) and t.gap == pytest.approx(50.54, rel=1e-3)
+    assert t.bandwidth_share == pytest.approx(16.2e9 / 819e9, rel=3e-3)  # ~2 % of the spec bandwidth
+    # A100 FP32 M=128 is compute-bound on the CUDA-core peak: 268 435 456 / 19.5e12 = 13.766 us
+    f = reference.floor_gap(reference.get("a100-sxm4-40gb", "eager", "fp32", 128))
+    assert f.floor_s == pytest.approx(13.766e-6, rel=1e-4) and f.bound == "compute"
+    # no FP32 peak for TPU v5e in the catalog: no floor, and the table says so
+    n = reference.floor_gap(reference.get("tpu-v5e", "compiled", "fp32", 128))
+    assert n.floor_s is None and n.gap is None and "fp32" in n.reason
+    tab = reference.floor_table()
+    assert tab.column("루프라인 하한 (µs)")[4] == "1.69" and tab.column("잰 값 / 하한 (배)")[4] == "37"
+    assert tab.column("루프라인 하한 (µs)")[14] == "3.20" and tab.column("잰 값 / 하한 (배)")[14] == "51"
+    assert tab.column("루프라인 하한 (µs)")[8] == "카탈로그에 없음"
+
+
+def test_transfer_readings_like_for_like_and_drops_from_times():
+    a = reference.get("a100-sxm4-40gb", "eager", "bf16", 128)
+    t = reference.get("tpu-v5e", "compiled", "bf16", 128)
+    # total / device: 0.2410 / 0.0625 = 3.856 and 0.4488 / 0.1619 = 2.772; extra / device = each minus 1
+    assert reference.transfer_ratios(a) == pytest.approx((3.856, 2.856), abs=1e-3)
+    assert reference.transfer_ratios(t) == pytest.approx((2.772, 1.772), abs=1e-3)
+    # throughput drop M=128 -> M=1 from the times: 128 x t(M=1) / t(M=128)
+    a1 = reference.get("a100-sxm4-40gb", "eager", "bf16", 1)
+    assert reference.throughput_drop(a, a1) == pytest.approx(128 * 0.0604 / 0.0625)  # 123.7, not 4.297/0.035
+    t1 = reference.get("tpu-v5e", "compiled", "bf16", 1)
+    assert reference.throughput_drop(t, t1) == pytest.approx(128 * 0.1299 / 0.1619)  # 102.7
+
+
+def test_plot_floor_draws_measured_and_floor():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ax = reference.plot_floor(precision="bf16")
+    heights = [p.get_height() for p in ax.patches]
+    # 8 BF16 groups (4 A100, 4 TPU): first the measured bars (us), then the floors (us)
+    assert len(heights) == 16
+    assert heights[0] == pytest.approx(62.5) and heights[8] == pytest.approx(1.6871, rel=1e-4)
+    assert heights[6] == pytest.approx(161.9) and heights[14] == pytest.approx(3.2033, rel=1e-4)
+    assert ax.get_yscale() == "log"
+    plt.close(ax.figure)
+    with pytest.raises(ValueError, match="precision"):
+        reference.plot_floor(precision="int4")

@@ -17,7 +17,7 @@ from typing import Any
 
 from . import evidence
 from .table import Table
-from .units import GB, MS, TFLOPS
+from .units import GB, MS, TFLOPS, US
 from .workload import LinearLayer, linear_layer
 
 #: Columns of reference_runs.csv, in order.
@@ -160,8 +160,8 @@ def get(device_key: str, path: str, precision: str, m: int) -> ReferenceRun:
 
 
 TABLE_HEADERS = ["장치", "실행 경로", "정밀도", "M", "산술 강도 I (FLOP/B)", "최초 1회 (ms)",
-                 "장치 상주 중앙값 (ms)", "전송 포함 중앙값 (ms)", "처리율 (TFLOP/s)", "유효 대역폭 (GB/s)",
-                 "최대 절대 오차 (판정)", "근거"]
+                 "장치 상주, 호출 1회 중앙값 (ms)", "전송 포함, 호출 1회 중앙값 (ms)", "F / 호출 1회 시간 (TFLOP/s)",
+                 "Q_min / 호출 1회 시간 (GB/s)", "최대 절대 오차 (판정)", "근거"]
 
 
 def table(runs: Sequence[ReferenceRun] | None = None, caption: str = "") -> Table:
@@ -179,6 +179,8 @@ def table(runs: Sequence[ReferenceRun] | None = None, caption: str = "") -> Tabl
                 f"출처 {r.source}")
         if note not in seen:
             seen.append(note)
+    seen.append("'호출 1회'는 호출마다 끝날 때까지 기다린 한 번의 시간입니다(CUDA 이벤트 + 동기화, block_until_ready). "
+                "파이썬 디스패치와 커널 실행 시작 비용이 들어 있어 커널 시간이 아닙니다.")
     t.notes = seen
     return t
 
@@ -267,4 +269,133 @@ def plot_beside(results: Sequence[Any], reference_runs: Sequence[ReferenceRun], 
     return ax
 
 
-__all__ = ["BOUNDARIES", "COLUMNS", "ReferenceRun", "TABLE_HEADERS", "get", "load", "plot_beside", "table"]
+# --------------------------------------------------------------------------- measured vs roofline floor
+
+@dataclass(frozen=True)
+class FloorGap:
+    """A reference run beside its roofline floor on the same device's spec sheet.
+
+    Attributes:
+        run: the reference run.
+        floor_s: roofline time max(F / peak, Q_min / bandwidth) with the catalog's dense peak of the
+            run's precision and its memory bandwidth, seconds; None when the catalog has no such peak.
+        bound: ``"memory"`` or ``"compute"`` (which term sets the floor); None with ``floor_s``.
+        bandwidth: the catalog's memory bandwidth of the device, bytes/s (None with ``floor_s``).
+        reason: why there is no floor (the catalog's message), else ``""``.
+    """
+
+    run: ReferenceRun
+    floor_s: float | None
+    bound: str | None
+    bandwidth: float | None = None
+    reason: str = ""
+
+    @property
+    def gap(self) -> float | None:
+        """Measured per-call time / floor (how many floors the measurement is); None without a floor."""
+        return self.run.device_s / self.floor_s if self.floor_s else None
+
+    @property
+    def bandwidth_share(self) -> float | None:
+        """Q_min / measured time as a share of the spec bandwidth (0..1); None without a floor."""
+        if self.bandwidth is None:
+            return None
+        return self.run.workload.bytes / self.run.device_s / self.bandwidth
+
+
+def floor_gap(run: ReferenceRun) -> FloorGap:
+    """The roofline floor of ``run``'s workload on its device (catalog peak of its precision, dense)."""
+    from . import devices
+    from .roofline import roofline
+
+    try:
+        dev = devices.get(run.device_key, precision=run.precision)
+    except (KeyError, ValueError) as exc:
+        return FloorGap(run, None, None, None, str(exc))
+    r = roofline(run.workload, dev)
+    return FloorGap(run, r.time, r.bound, dev.bandwidth)
+
+
+def floor_gaps(runs: Sequence[ReferenceRun] | None = None) -> list[FloorGap]:
+    """:func:`floor_gap` of every run (default: all reference runs)."""
+    return [floor_gap(r) for r in (load() if runs is None else runs)]
+
+
+FLOOR_HEADERS = ["장치", "실행 경로", "정밀도", "M", "잰 값: 호출 1회 중앙값 (µs)", "루프라인 하한 (µs)",
+                 "하한을 정한 항", "잰 값 / 하한 (배)", "Q_min / 잰 값 ÷ 사양 대역폭", "근거"]
+
+
+def floor_table(runs: Sequence[ReferenceRun] | None = None, caption: str = "") -> Table:
+    """Measured per-call time beside the roofline floor and the gap, one row per run (µs)."""
+    t = Table(list(FLOOR_HEADERS), caption=caption)
+    for fg in floor_gaps(runs):
+        r = fg.run
+        if fg.floor_s is None:
+            t.add(r.device, r.path_label, r.precision.upper(), r.m, f"{r.device_s / US:,.1f}", "카탈로그에 없음",
+                  "—", "—", "—", r.evidence)
+            continue
+        share = fg.bandwidth_share
+        t.add(r.device, r.path_label, r.precision.upper(), r.m, f"{r.device_s / US:,.1f}", f"{fg.floor_s / US:,.2f}",
+              "메모리" if fg.bound == "memory" else "연산", f"{fg.gap:,.0f}",
+              "—" if share is None else f"{share:.1%}", f"{r.evidence} / {evidence.COMPUTED}")
+    t.notes = ["하한 = max(F / 최대 연산 성능, Q_min / 메모리 대역폭), 카탈로그의 해당 정밀도 밀집(dense) 최대 성능과 "
+               "대역폭으로 계산(분석 계산). 잰 값은 원자료의 장치 상주 중앙값(호출 1회, 실측).",
+               "TPU v5e는 카탈로그에 FP32 최대 성능이 없어 FP32 행의 하한을 계산하지 않습니다."]
+    return t
+
+
+def plot_floor(runs: Sequence[ReferenceRun] | None = None, precision: str = "bf16", ax: Any = None) -> Any:
+    """Bars (log scale, µs) of the measured per-call time and the roofline floor for ``precision``'s runs.
+
+    Returns the matplotlib axes. One group per (device, path, M); the floor bars carry their value,
+    the measured bars the gap ("37배").
+    """
+    import matplotlib.pyplot as plt
+    import numpy as np
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    from .plot import setup_korean_font
+
+    setup_korean_font()
+    gaps = [fg for fg in floor_gaps(runs) if fg.run.precision == precision and fg.floor_s is not None]
+    if not gaps:
+        raise ValueError(f"precision {precision!r}: no reference run with a roofline floor; use 'bf16' or 'fp32'")
+    if ax is None:
+        _, ax = plt.subplots(figsize=(10, 4.6))
+    x = np.arange(len(gaps))
+    width = 0.38
+    measured = [fg.run.device_s / US for fg in gaps]
+    floors = [fg.floor_s / US for fg in gaps]
+    b1 = ax.bar(x - width / 2, measured, width, color="#4C72B0", label="잰 값: 호출 1회 중앙값 (실측)")
+    b2 = ax.bar(x + width / 2, floors, width, color="#55A868", label="루프라인 하한 (분석 계산)")
+    ax.bar_label(b1, labels=[f"{fg.gap:,.0f}배" for fg in gaps], fontsize=7, padding=1)
+    ax.bar_label(b2, labels=[f"{v:.2f}" for v in floors], fontsize=7, padding=1)
+    ax.set_yscale("log")
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.yaxis.set_minor_formatter(NullFormatter())
+    ax.set_ylim(min(floors) / 2, max(measured) * 6)
+    short = {"a100-sxm4-40gb": "A100", "tpu-v5e": "TPU v5e"}
+    ax.set_xticks(x)
+    ax.set_xticklabels([f"{short.get(fg.run.device_key, fg.run.device)}\n{fg.run.path_label}\nM={fg.run.m}"
+                        for fg in gaps], fontsize=8)
+    ax.set_ylabel("시간 (µs, 로그 축)")
+    ax.set_title(f"{precision.upper()}: 잰 시간과 루프라인 하한")
+    ax.grid(True, axis="y", which="both", alpha=0.3)
+    ax.legend(fontsize=8, loc="upper right")
+    return ax
+
+
+def transfer_ratios(run: ReferenceRun) -> tuple[float, float]:
+    """(total / device, extra / device) of a run's with-copies time: the two like-for-like transfer readings."""
+    return run.with_transfer_s / run.device_s, (run.with_transfer_s - run.device_s) / run.device_s
+
+
+def throughput_drop(big: ReferenceRun, small: ReferenceRun) -> float:
+    """How many times lower the throughput F / time of ``small`` is than ``big``'s, from the times (not the
+    rounded published throughputs): (F_big / t_big) / (F_small / t_small)."""
+    return (big.workload.flops / big.device_s) / (small.workload.flops / small.device_s)
+
+
+__all__ = ["BOUNDARIES", "COLUMNS", "FLOOR_HEADERS", "FloorGap", "ReferenceRun", "TABLE_HEADERS", "floor_gap",
+           "floor_gaps", "floor_table", "get", "load", "plot_beside", "plot_floor", "table", "throughput_drop",
+           "transfer_ratios"]
