@@ -1,0 +1,243 @@
+"""Chapters check what they print: key glued values against numbers worked by hand or taken from a source.
+
+Each page is executed once per test session (``_toc.executed``, shared with test_chapters.py) and its
+``glue(name, value)`` outputs are read back. For every chapter, ``EXPECTED`` holds the numbers a reader
+would check first: the source's table figures, the worked examples' results and the corrected errata
+(design §7). The expectation is never computed with xpucalc: the derivation is in the comment.
+
+A number is compared as the page shows it: the glued text must carry the expected value rounded to the
+digits it displays (``"11.5"`` passes for 11.52, ``"11.6"`` does not). Besides the table, invariants hold
+over every glued value of every page: no utilisation, MFU or share above 100 %, no negative number, and
+no printed "MFU = … %" above 100.
+"""
+from __future__ import annotations
+
+import re
+
+import pytest
+from _toc import executed, glue_text, glued, is_executable, toc_files
+
+PAGES = [e for e in toc_files() if not e.startswith("labs/") and is_executable(e)]
+
+# page -> {glue name: expected}. expected is a str (exact text), a number (the first number shown),
+# a (number, unit) pair (the unit must follow the number) or a list (every number shown, in order).
+EXPECTED: dict[str, dict[str, object]] = {
+    "book/week05/index": {
+        "q1_total_factor": 4,          # 2 (2:4 sparsity) x 2 (INT8 vs FP16)
+        "q2_ta": (100, "ms"),          # 100 GB / 1 TB/s
+        "q2_tb": (50, "ms"),           # 100 GB / 2 TB/s
+        "q2_speedup": 2,               # 100 / 50
+        "q2_bound_a": "대역폭",
+        "ridge_a": 200,                # 200 TFLOP/s / 1 TB/s
+        "r128_I": 102.32,              # 268,435,456 FLOP / 2,623,488 B = 102.3209
+        "r128_tm": (2.623, "µs"),      # 2,623,488 B / 1 TB/s
+        "r128_share": 51.2,            # 102.32 TFLOP/s of 200 = 51.16 %
+        "r1_I": 1.00,                  # 2,097,152 / 2,103,296 = 0.99708
+        "r1_share": 0.5,               # 0.997 TFLOP/s of 200 = 0.4985 %
+    },
+    "book/week05/common-example": {   # source §2.2 table
+        "F_128": 268_435_456,          # 2 x 128 x 1024 x 1024
+        "elems_128": 1_311_744,        # 128x1024 + 1024x1024 + 1024 + 128x1024
+        "Q_128_2": 2_623_488,          # x 2 B
+        "Q_128_4": 5_246_976,          # x 4 B
+        "I_128_4": 51.16,              # 268,435,456 / 5,246,976
+        "F_1": 2_097_152,              # 2 x 1 x 1024 x 1024
+        "elems_1": 1_051_648,          # 1024 + 1024x1024 + 1024 + 1024
+        "Q_1_2": 2_103_296,
+        "I_1_4": 0.50,                 # 2,097,152 / 4,206,592 = 0.4985
+        "Q_ratio": 0.802,              # 2,103,296 / 2,623,488 = 0.80172
+        "W_share_1": 99.7,             # 1,048,576 / 1,051,648 = 99.71 %
+        "W_share_128": 79.9,           # 1,048,576 / 1,311,744 = 79.94 %
+        "Q_128_2_mib": (2.5, "MiB"),   # 2,623,488 / 2**20 = 2.502
+    },
+    "book/week05/hardware": {
+        "mxu_macs": 16_384,            # one 128 x 128 MXU
+        "chip_macs": 65_536,           # 4 MXUs x 16,384
+        "hbm_v5e": (819, "GB/s"),      # Google's TPU v5e table (design §7.1)
+    },
+    "book/week05/software-path": {    # source §11.3 first call vs steady state
+        "a100_ratio": 30_019,          # 4,394.837 ms / 0.1464 ms = 30,019.4
+        "tpu_ratio": 6_089,            # 836.696 / 0.1374 = 6,089.5 (shown without decimals)
+    },
+    "book/week05/worked-example-1": {  # source §7: A 200 TFLOP/s 1 TB/s 16 GB, B 100 TFLOP/s 2 TB/s 32 GB
+        "ridge_A": 200, "ridge_B": 50,
+        "t_1A": 100, "t_1B": 50,       # 100 GB / 1 or 2 TB/s, ms (compute 5 and 10 ms)
+        "t_2A": 500, "t_2B": 1_000,    # 1e14 FLOP / 200 or 100 TFLOP/s, ms
+        "roof_1A": 10, "roof_1B": 20,  # 1 or 2 TB/s x I = 10
+        "roof_2A": 200, "roof_2B": 100,
+        "bound_1A": "대역폭", "bound_2B": "연산",
+        "cross": 100,                  # A's slope 1 TB/s x I meets B's flat 100 TFLOP/s
+        "cross_roof": 100,
+        "fits_A": "들어간다",          # 8 GB resident <= 16 GB
+        "reuse": 12.5,                 # 100 GB moved / 8 GB resident
+    },
+    "book/week05/worked-example-2": {  # source §8: 가 4+9+2 ms, 30 s; 나 7+2+2 ms, 5 s
+        "batch_ga": 15, "batch_na": 11,
+        "first_ga": 30.015, "first_na": 5.011,
+        "mix_ratio": 2.75,             # 11 / 4
+        "steady_ratio": 1.36,          # 15 / 11 = 1.364
+        "be_equal": 5_000,             # §15.3 Q4: (30 - 5) s / (20 - 15) ms
+        "be_lower": 5_001,
+        "never": "없다",
+    },
+    "book/week05/what-fast-means": {   # exercise: $4/h at 100 req/s vs $2/h at 25 req/s
+        "price_ratio": 0.5, "rps_ratio": 0.25,
+        "cost_ratio": 2,               # (2 / 25) / (4 / 100)
+    },
+    "book/week05/measurements": {      # source §11.3 table
+        "r1_aratio": 0.97,             # 0.0604 / 0.0625 = 0.9664
+        "r1_tratio": 0.802,            # 0.1299 / 0.1619 = 0.8024
+        "r1_qratio": 0.802,            # 2,103,296 / 2,623,488
+        "r2_axfer": 0.1785,            # 0.2410 - 0.0625
+        "r2_axratio": 2.86,            # 0.1785 / 0.0625 = 2.856
+        "r2_tratio": 2.77,             # 0.4488 / 0.1619 = 2.772
+        "r3_aratio": 30_019,           # 4,394.837 / 0.1464
+        "r4_tspeed": 3.03,             # 0.4913 / 0.1619 = 3.035
+        "r4_tcut": 67,                 # 1 - 0.1619 / 0.4913 = 67.05 %
+        "r4_adiff": 0.073,             # 0.1352 - 0.0625 = 0.0727
+    },
+    "book/week05/exercises": {
+        "ex3_p_ratio": 62.5,           # 250 W / 400 W
+        "ex3_e_ga": 4, "ex3_e_na": 5,  # 400 / 100, 250 / 50 J per request
+        "ex3_less": 20,                # 1 - 4 / 5
+    },
+    "book/week05/study-guide": {
+        "sg_cross": 100, "sg_be_equal": 5_000, "sg_be_lower": 5_001,
+        "sg_t_a_128": 2.623,           # M = 128 BF16 on A: 2,623,488 B / 1 TB/s, µs (memory-bound)
+        "sg_t_b_128": 2.684,           # on B: 268,435,456 FLOP / 100 TFLOP/s, µs (compute-bound)
+        "sg_bound_128": "A 대역폭, B 연산",
+        "sg_ab_128": 0.98,             # 2.623 / 2.684 = 0.977
+    },
+    "book/llm-hardware/index": {
+        "idx_mem_bound": 23.9,         # 3.35 TB/s / 140 GB (70B FP16) = 23.93 tokens/s
+        "idx_ratio": 295,              # H100 ridge 989.4 / 3.35 = 295.3
+    },
+    "book/llm-hardware/interconnects": {
+        "ic_p5_lane": (3.938, "GB/s"),  # 32 GT/s x 128/130 / 8 bits
+        "ic_p5": (63, "GB/s"),          # x16 lanes: 63.0 GB/s one way
+        "ic_p4": (31.5, "GB/s"),        # 16 GT/s x 16 x 128/130 / 8 = 31.5
+        "ic_nv4": (450, "GB/s"),        # NVLink 4: 900 GB/s both ways
+        "ic_ex_t_one": 2.22,            # 140 GB / 63.0 GB/s = 2.22 s
+        "ic_ex_t_nominal_both": 1.09,   # 140 / 128 = 1.094 s
+    },
+    "book/llm-hardware/parallelism": {  # design §7.5: 14 GB over 32 GB/s
+        "pa_ddp_2": 0.44,               # 2 x (1/2) x 14 / 32 = 0.4375 s
+        "pa_ddp_8": 0.77,               # 2 x (7/8) x 14 / 32 = 0.7656 s
+        "pa_ddp_inf": 0.875,            # 2 x 14 / 32
+    },
+    "book/llm-hardware/gpu-specs": {    # design §7.8
+        "gs_4090_fp16acc": 330.3,       # FP16 with FP16 accumulation, dense (NVIDIA Ada whitepaper)
+        "gs_4090_fp32acc": 165.2,       # with FP32 accumulation: half (330.3 / 2 = 165.15, published 165.2)
+        "gs_h100_sparse": 1_979,        # H100 SXM BF16 with 2:4 sparsity
+    },
+    "book/llm-hardware/precision-quantization": {  # design §7.3: Llama-3-70B KV cache, FP16
+        "kv8k_gb": (2.68, "GB"),        # 2 x 80 x 8,192 x 8 x 128 x 2 B = 2,684,354,560 B
+        "kv8k_gib": (2.5, "GiB"),       # / 2**30
+        "kv128k_gb": (42.95, "GB"),     # x 16 (131,072 tokens) = 42,949,672,960 B
+        "kv128k_gib": (40, "GiB"),
+        "gqa_factor": 8,                # 8,192 / (8 x 128)
+    },
+    "book/llm-hardware/compute-budget": {  # design §7.2 and §7.7
+        "t2_years": 505,                # 6 x 70e9 x 15e12 / (989e12 x 0.4) = 1.59e10 s / 31,536,000 = 505.0
+        "t2_days16k": 11.5,             # 1.59e10 s / 16,000 / 86,400 = 11.52
+        "mfu_llama2": 43.5,             # 6 x 70e9 x 2e12 / (1,720,320 h x 3,600 x 312e12) = 43.47 %
+    },
+    "book/appendix/errata": {           # design §7
+        "er_years": 505, "er_days": 11.5,
+        "er_tpu_gib": (858.99, "GB/s"),  # 800 x 2**30 / 1e9
+        "er_kv_8k": [2.68, 2.5],        # GB, GiB
+        "er_kv_128k": [42.9, 40],
+        "er_ddp_2": 0.44, "er_ddp_8": 0.77, "er_ddp_inf": 0.875,
+        "er_mfu_l2": 43,                # 43.47 %
+        "er_4090_16": 330, "er_4090_32": 165,
+        "er_p5": (63, "GB/s"), "er_p5_nominal": (64, "GB/s"),  # 32 GT/s x 16 / 8 before 128b/130b
+    },
+}
+
+_NUM = re.compile(r"(?<![\w.])[-−]?\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?")
+
+
+def _numbers(text: str) -> list[tuple[float, float, int]]:
+    """(value, half a unit of the last digit shown, end position) of each number in ``text``."""
+    out = []
+    for m in _NUM.finditer(text):
+        s = m.group().replace(",", "").replace("−", "-")
+        mant = re.split(r"[eE]", s)[0]
+        decimals = len(mant.split(".")[1]) if "." in mant else 0
+        exp = int(re.split(r"[eE]", s)[1]) if re.search(r"[eE]", s) else 0
+        out.append((float(s), 0.5 * 10.0 ** (exp - decimals), m.end()))
+    return out
+
+
+def _shows(expected: float, value: float, half: float) -> bool:
+    return abs(value - expected) <= half * (1 + 1e-9) + 1e-12 * abs(expected)
+
+
+@pytest.fixture(scope="module")
+def values():
+    cache: dict[str, dict[str, str]] = {}
+
+    def get(page: str) -> dict[str, str]:
+        if page not in cache:
+            cache[page] = {k: glue_text(v) for k, v in glued(executed(page)).items()}
+        return cache[page]
+    return get
+
+
+CASES = [(page, name, exp) for page, table in EXPECTED.items() for name, exp in table.items()]
+
+
+@pytest.mark.parametrize("page, name, expected", CASES, ids=[f"{p.split('/')[-1]}-{n}" for p, n, _ in CASES])
+def test_glued_value(values, page, name, expected):
+    shown = values(page)
+    assert name in shown, f"{page} no longer glues {name!r}; glued: {sorted(shown)}"
+    text = shown[name]
+    if isinstance(expected, str):
+        assert text == expected
+        return
+    nums = _numbers(text)
+    assert nums, f"{name} = {text!r} shows no number"
+    if isinstance(expected, list):
+        assert len(nums) >= len(expected), f"{name} = {text!r}"
+        for (v, half, _), e in zip(nums, expected):
+            assert _shows(e, v, half), f"{name} = {text!r}, expected {expected}"
+        return
+    unit = None
+    if isinstance(expected, tuple):
+        expected, unit = expected
+    v, half, end = nums[0]
+    assert _shows(expected, v, half), f"{name} = {text!r}, expected {expected} (rounded as shown)"
+    if unit is not None:
+        assert text[end:].strip().startswith(unit), f"{name} = {text!r}, expected the unit {unit}"
+
+
+def test_number_reader():
+    # the reader itself, on the formats the pages use
+    assert [(v, h) for v, h, _ in _numbers("1,311,744")] == [(1311744.0, 0.5)]
+    assert [(v, round(h, 6)) for v, h, _ in _numbers("2.68 GB = 2.5 GiB")] == [(2.68, 0.005), (2.5, 0.05)]
+    assert _numbers("3.71e-07")[0][:2] == (3.71e-07, pytest.approx(0.005e-07))
+    assert _numbers("−3 ms")[0][0] == -3.0
+    assert [v for v, _, _ in _numbers("44–54 GB/s")] == [44.0, 54.0]
+    assert _shows(11.52, 11.5, 0.05) and not _shows(11.52, 11.6, 0.05)
+    # the printed-utilisation check catches the exercise that once printed an MFU of 156 %
+    found = [float(m.group(2)) for m in _MFU_PRINTED.finditer("MFU = 156.2 %, HFU ≈ 208.3 %\nMFU 39.1 %")]
+    assert found == [156.2, 208.3, 39.1]
+
+
+_SHARE = re.compile(r"(share|pct|percent|frac|mfu|util|efficiency)", re.I)
+_MFU_PRINTED = re.compile(r"(MFU|HFU|이용률|활용률)[^\n%]{0,30}?(\d+(?:\.\d+)?)\s*%")
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[p.split("/")[-1] for p in PAGES])
+def test_invariants_over_every_glued_value(values, page):
+    nb = executed(page)
+    for name, text in values(page).items():
+        nums = _numbers(text)
+        # no negative time, size, rate or count anywhere in a glued value
+        assert not [v for v, _, _ in nums if v < 0], f"{page}: {name} = {text!r} is negative"
+        if _SHARE.search(name) and nums:
+            assert 0 <= nums[0][0] <= 100, f"{page}: {name} = {text!r} is a share above 100 %"
+    printed = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code"
+                      for o in c.get("outputs", []) if o.get("output_type") == "stream")
+    for m in _MFU_PRINTED.finditer(printed):
+        assert float(m.group(2)) <= 100, f"{page} prints an impossible utilisation: {m.group(0)!r}"
