@@ -1,11 +1,11 @@
 """LLM hardware arithmetic: scalar rules, a model described by its shapes, a model catalog, serving and training.
 
-- :mod:`~xpucalc.llm.formulas`: the scalar back-of-the-envelope rules (2N/6N, KV cache, decode bound,
+- ``xpucalc.llm.formulas``: the scalar back-of-the-envelope rules (2N/6N, KV cache, decode bound,
   all-reduce, MFU, ...), re-exported here so ``llm.kv_cache_bytes(...)`` keeps working;
-- :mod:`~xpucalc.llm.model`: :class:`Model`, a Llama/Mistral/Mixtral decoder built from its ``config.json``;
-- :mod:`~xpucalc.llm.models`: the catalog of well-known configs (``models.get("llama-3-70b")``);
-- :mod:`~xpucalc.llm.serve`: :func:`serve`, a layout- and memory-aware serving estimate;
-- :mod:`~xpucalc.llm.training`: training time and implied MFU with the attention term.
+- ``xpucalc.llm.model``: ``Model``, a Llama/Mistral/Mixtral decoder built from its ``config.json``;
+- ``xpucalc.llm.models``: the catalog of well-known configs (``models.get("llama-3-70b")``);
+- ``xpucalc.llm.serve``: ``serve``, a layout- and memory-aware serving estimate;
+- ``xpucalc.llm.training``: training time and implied MFU with the attention term.
 
 SI units throughout: bytes, FLOP, seconds, bytes/s, FLOP/s; parameter counts are plain counts.
 """

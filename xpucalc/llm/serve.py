@@ -172,7 +172,7 @@ def serve(model: Model, device: str | Device, *, tp: int = 1, pp: int = 1, dp: i
     """Roofline serving estimate of ``model`` on ``tp x pp x dp`` devices of one kind.
 
     Args:
-        model: the architecture (see :func:`xpucalc.llm.models.get`).
+        model: the architecture (see ``xpucalc.llm.models.get``).
         device: catalog key (``"h100-sxm"``) or an :class:`xpucalc.Device` with ``memory``.
         tp: tensor-parallel degree; must divide the query and the KV head counts.
         pp: pipeline stages (layers split evenly; one request visits the stages in turn).
@@ -187,7 +187,7 @@ def serve(model: Model, device: str | Device, *, tp: int = 1, pp: int = 1, dp: i
         prefill_mfu: share of the dense peak prefill reaches, a fraction in (0, 1].
         link_bandwidth: one-way device-to-device bandwidth, bytes/s (default: the catalog's NVLink,
             else its PCIe host link).
-        allreduce_latency_s: fixed cost per all-reduce, seconds (see :data:`ALLREDUCE_LATENCY_S`).
+        allreduce_latency_s: fixed cost per all-reduce, seconds (see ``ALLREDUCE_LATENCY_S``).
 
     Returns:
         a :class:`ServeEstimate`; ``prefill_s`` is None when the device has no published peak.
