@@ -75,7 +75,7 @@ def peak(key: str, precision: str = "bf16", sparse: bool | None = False,
 
     Args:
         key: catalog key.
-        precision: one of :data:`PRECISIONS`.
+        precision: one of ``PRECISIONS`` ("fp64" ... "int4").
         sparse: False for the dense figure, True for the 2:4-sparse one, None for a figure
             whose sparsity the vendor does not state (as printed, to display it).
         unstated_sparsity: ``"dense"`` or ``"sparse"``: accept a figure whose sparsity is not
