@@ -8,6 +8,10 @@
    but the site must not fetch anything from the network.
 4. Drop sphinx-thebe's scripts: the course has no live-code buttons, and sphinx-thebe
    adds its settings script twice per page, which is a JavaScript error.
+5. Load the reader-facing rules (``xpu_reader``: Korean UI strings, collapsed computations,
+   lab answers, figure captions, per-page exercise numbers) and the Korean search
+   (``xpu_search``: Pagefind index written by the build), the templates in ``_ext/templates``
+   (search page, Korean footer) and ``_ext/static/xpu-site.js`` (sidebar buttons, tap-to-zoom figures).
 
 MathJax 3.2.2 comes from the PyPI wheel ``django-static-mathjax`` (pinned in
 requirements.txt; it ships the official ``es5`` build as package data and has no
@@ -36,10 +40,18 @@ def mathjax_es5_dir() -> pathlib.Path:
     return path
 
 
+TEMPLATES = pathlib.Path(__file__).parent / "templates"
+STATIC = pathlib.Path(__file__).parent / "static"
+
+
 def _configure(app: Sphinx, config: Config) -> None:
     mathjax_es5_dir()  # fail early, with a clear message, if the package is missing
     config.mathjax_path = MATHJAX_ENTRY
     config.html_context.setdefault("default_mode", "light")
+    config.templates_path = [str(TEMPLATES), *config.templates_path]
+    # Scripts live in _ext/static, not _static: Jupyter Book adds every _static/*.js to every page.
+    config.html_static_path = [*config.html_static_path, str(STATIC)]
+    config.html_theme_options["footer_content_items"] = ["xpu-footer.html"]
 
 
 def _drop_thebe(app: Sphinx, pagename: str, templatename: str, context: dict, doctree) -> None:
@@ -77,6 +89,9 @@ def _copy(app: Sphinx, exception: Exception | None) -> None:
 
 
 def setup(app: Sphinx) -> dict:
+    app.setup_extension("xpu_reader")
+    app.setup_extension("xpu_search")
+    app.add_js_file("xpu-site.js", defer="defer")
     app.connect("config-inited", _configure)
     app.connect("html-page-context", _drop_thebe, priority=900)
     app.connect("doctree-resolved", _local_badge)

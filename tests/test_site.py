@@ -1,6 +1,6 @@
 """What a reader sees: every page of the built site opened in headless Chromium.
 
-Needs the built site (``jupyter-book build .``) and Debian's Chromium. Without
+Needs the built site (``jupyter-book build .``; another folder with XPU_SITE_DIR) and Debian's Chromium. Without
 them the tests skip, unless XPU_REQUIRE_SITE=1 (as in .ci/run), which turns the
 skip into a failure. The page must not use the network: every request that is
 not to the local server is blocked and reported.
@@ -19,7 +19,8 @@ from urllib.parse import urlparse
 import pytest
 from _toc import ROOT, toc_files
 
-SITE = ROOT / "_build" / "html"
+# The built site: $XPU_SITE_DIR (e.g. a `--path-output` build's _build/html), else the repository's _build/html.
+SITE = pathlib.Path(os.environ.get("XPU_SITE_DIR") or ROOT / "_build" / "html")
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ARTIFACTS = ROOT / ".ci" / "artifacts" / "screenshots"
 REQUIRE = os.environ.get("XPU_REQUIRE_SITE") == "1"
@@ -186,3 +187,166 @@ def test_hidden_answers_stay_hidden_until_clicked(browser, base_url, path):
         opened.screenshot(path=str(ARTIFACTS / (path.replace("/", "_") + ".opened.png")))
     finally:
         ctx.close()
+
+
+
+# ---------------------------------------------------------------- navigation on every screen width
+NAV_PAGE = "book/week05/measurements.html"
+
+
+@pytest.mark.parametrize("width", [390, 900, 1280])
+def test_sidebar_and_page_toc_open_and_close(browser, base_url, width):
+    """The table of contents and the in-page TOC can be opened and closed by clicking, at phone to laptop widths."""
+    ctx, page, log = open_page(browser, base_url, NAV_PAGE, width=width)
+    try:
+        for kind, dialog_id in (("primary", "pst-primary-sidebar-modal"), ("secondary", "pst-secondary-sidebar-modal")):
+            sidebar = page.query_selector(f"#pst-{kind}-sidebar")
+            buttons = [b for b in page.query_selector_all(f".{kind}-toggle") if b.is_visible()]
+            if not buttons:
+                # no button: the sidebar must then be on screen already (the in-page TOC at 1280 px)
+                assert sidebar.is_visible(), f"{kind} sidebar has neither a visible button nor a visible sidebar at {width}px"
+                continue
+            was_visible = sidebar.is_visible()
+            buttons[0].click()
+            page.wait_for_timeout(400)
+            dialog_open = page.evaluate(f"() => document.getElementById('{dialog_id}').open")
+            if was_visible:  # wide screen: the button collapses the sidebar and brings it back
+                assert not sidebar.is_visible(), f"clicking the {kind} button did not hide the sidebar at {width}px"
+                buttons[0].click()
+                page.wait_for_timeout(400)
+                assert sidebar.is_visible(), f"a second click did not bring the {kind} sidebar back at {width}px"
+            else:  # narrow screen: the button opens the sidebar as a dialog with its links
+                assert dialog_open, f"clicking the {kind} button opened nothing at {width}px"
+                links = page.eval_on_selector_all(f"#{dialog_id} a", "els => els.filter(a => a.offsetParent).length")
+                assert links >= 3, f"the opened {kind} sidebar shows {links} links at {width}px"
+                if width == 390 and kind == "primary":
+                    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+                    page.screenshot(path=str(ARTIFACTS / f"nav-open-{width}.png"))
+                page.keyboard.press("Escape")
+                page.wait_for_timeout(300)
+                assert not page.evaluate(f"() => document.getElementById('{dialog_id}').open"), \
+                    f"Escape did not close the {kind} sidebar at {width}px"
+        assert not log.console_errors, f"console errors: {log.console_errors}"
+        assert not log.external, f"page used the network: {log.external}"
+    finally:
+        ctx.close()
+
+
+# ---------------------------------------------------------------- Korean UI strings
+UI_ATTRS = "['title','aria-label','placeholder','data-tooltip','alt']"
+# Attribute values that are names, not UI text (a product, a file name).
+NOT_UI_TEXT = re.compile(r"^(GitHub|Open In Colab|xpucalc.*|[\w.-]+\.(py|md|ipynb|pdf)|Ctrl|K|#)$")
+
+
+@pytest.mark.parametrize("path", ["book/intro.html", NAV_PAGE, "labs/00_analytic_check.html", "search.html?q=강도",
+                                  "book/appendix/status.html"])
+def test_ui_strings_are_korean(browser, base_url, path):
+    """Every tooltip, aria label, placeholder and alt text a reader meets is Korean (after the scripts ran)."""
+    ctx, page, _ = open_page(browser, base_url, path)
+    try:
+        page.wait_for_timeout(300)
+        values = page.evaluate(f"""() => [...document.querySelectorAll('*')].flatMap(e =>
+            {UI_ATTRS}.map(a => e.getAttribute(a)).filter(v => v && v.trim()))""")
+        english = sorted({v for v in values if not HANGUL.search(v) and not NOT_UI_TEXT.match(v.strip())})
+        assert not english, f"UI strings not in Korean: {english}"
+        footer = page.inner_text("footer") if page.query_selector("footer") else ""
+        assert "Copyright" not in footer and "By " not in footer, f"footer: {footer!r}"
+        assert "Search this book" not in page.content()
+    finally:
+        ctx.close()
+
+
+# ---------------------------------------------------------------- figures
+# Pages whose figures are still drawn too wide for the content column (figsize in the page's own code);
+# listed here so the test says so, and fails (strict xfail) as soon as a page is fixed and can leave the list.
+TOO_WIDE_YET = {
+    "book/week05/measurements.html": "4 plots drawn 11 in wide with 7-8 pt labels (page code)",
+    "book/llm-hardware/precision-quantization.html": "a 10 in two-panel plot (page code)",
+    "labs/01_pytorch_lab.html": "stored output drawn 9.9 in wide",
+    "labs/02_jax_lab.html": "stored output drawn 9.9 in wide",
+}
+
+
+def _figure_pages() -> list:
+    out = []
+    for p in PAGES:
+        mark = pytest.mark.xfail(reason=TOO_WIDE_YET[p], strict=True) if p in TOO_WIDE_YET else ()
+        out.append(pytest.param(p, marks=mark))
+    return out
+
+
+@pytest.mark.parametrize("path", _figure_pages())
+def test_figures_show_near_natural_size_with_captions(browser, base_url, path):
+    """At 1280 px every figure shows at >= 70 % of its natural size, has a Korean caption and alt text, and opens full size."""
+    ctx, page, _ = open_page(browser, base_url, path)
+    try:
+        figs = page.evaluate("""() => [...document.querySelectorAll('article img')]
+            .filter(i => !i.src.includes('colab-badge'))
+            .map(i => ({src: i.src.split('/').pop(), ratio: i.getBoundingClientRect().width / i.naturalWidth,
+                        alt: i.alt, caption: (i.closest('figure') && i.closest('figure').querySelector('figcaption')
+                                              || {innerText: ''}).innerText, zoom: !!i.closest('a')}))""")
+        small = [f"{f['src'][:12]}: {f['ratio']:.2f}" for f in figs if f["ratio"] < 0.7]
+        assert not small, f"figures shown below 70 % of their natural size: {small}"
+        for f in figs:
+            assert HANGUL.search(f["alt"]) and "_images" not in f["alt"], f"alt text {f['alt']!r} does not say what it shows"
+            assert HANGUL.search(f["caption"]), f"{f['src'][:12]} has no Korean caption"
+            assert f["zoom"], f"{f['src'][:12]} does not open at full size when tapped"
+    finally:
+        ctx.close()
+
+
+# ---------------------------------------------------------------- the whole-book PDF link
+def test_book_pdf_is_linked_from_intro_and_download_menu(browser, base_url):
+    ctx, page, _ = open_page(browser, base_url, "book/intro.html")
+    try:
+        hrefs = page.eval_on_selector_all("a[href$='xpu-book.pdf']", "els => els.map(a => a.getAttribute('href'))")
+        in_menu = page.eval_on_selector_all(".dropdown-menu a[href$='xpu-book.pdf']", "els => els.length")
+        in_text = page.eval_on_selector_all("article a[href$='xpu-book.pdf']", "els => els.length")
+        assert in_menu >= 1, "the download menu has no whole-book PDF entry"
+        assert in_text >= 1, "the intro does not link the whole-book PDF"
+        assert all(h.endswith("../xpu-book.pdf") for h in hrefs), hrefs
+        if (SITE / "xpu-book.pdf").is_file():
+            r = page.request.get(f"{base_url}/xpu-book.pdf")
+            assert r.status == 200 and r.body()[:5] == b"%PDF-"
+    finally:
+        ctx.close()
+
+
+# ---------------------------------------------------------------- computation cells
+def test_computation_cells_are_collapsed_not_removed(browser, base_url):
+    """A page's tables and plots come with their code behind "계산 보기"; a lab answer shows only its rendered text."""
+    ctx, page, _ = open_page(browser, base_url, NAV_PAGE)
+    try:
+        summaries = page.eval_on_selector_all("details.hide summary", "els => els.map(s => s.innerText.trim())")
+        assert summaries and all("계산 보기" in s for s in summaries), summaries[:5]
+        d = page.query_selector("details.hide")
+        assert not d.query_selector(".cell_input").is_visible()
+        d.query_selector("summary").click()
+        page.wait_for_timeout(200)
+        assert d.query_selector(".cell_input").is_visible() and "xpucalc" in page.content()
+    finally:
+        ctx.close()
+    ctx, page, _ = open_page(browser, base_url, "labs/00_analytic_check.html")
+    try:
+        answers = page.query_selector_all(".xpu-answer")
+        assert answers, "no lab answer cell found"
+        a = answers[0]
+        assert a.query_selector("summary").inner_text().startswith("해설 보기")
+        assert not a.query_selector(".cell_input"), "the answer's code is shown with it"
+        a.query_selector("summary").click()
+        page.wait_for_timeout(200)
+        assert "해설 숨기기" in a.query_selector("summary").inner_text()
+        assert a.query_selector(".cell_output").is_visible()
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        a.screenshot(path=str(ARTIFACTS / "lab-answer-open.png"))
+    finally:
+        ctx.close()
+
+
+def test_no_unrendered_glue_roles():
+    """No page shows a `{glue` role as text (a glue name that did not resolve)."""
+    if not (SITE / "index.html").is_file():
+        _unavailable("the site is not built")
+    bad = [p.relative_to(SITE).as_posix() for p in SITE.rglob("*.html")
+           if "_static" not in p.parts and re.search(r"\{glue(:[a-z]+)?\}", p.read_text(encoding="utf-8"))]
+    assert not bad, f"unrendered glue roles on: {bad}"

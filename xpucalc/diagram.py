@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from .plot import setup_korean_font
+from .plot import COLUMN_WIDTH_IN, setup_korean_font
 
 PALETTE = {
     "default": "#eef2f7", "host": "#fde9d9", "device": "#e3f1e0", "chip": "#dfe9f8",
@@ -62,8 +62,16 @@ class Diagram:
         self.arrows.append(Arrow(src, dst, label, **kw))
         return self
 
-    def draw(self, scale: float = 1.0, fontsize: float = 10):
-        """Draw the diagram and return the figure (``scale`` multiplies the figure size)."""
+    def draw(self, scale: float = 1.0, fontsize: float = 10, max_width: float = COLUMN_WIDTH_IN):
+        """Draw the diagram and return the figure.
+
+        Args:
+            scale: multiplies the figure size (inches per grid unit).
+            fontsize: box text size in points at ``scale``.
+            max_width: widest figure in inches; a wider drawing is shrunk as a whole (boxes, text
+                and arrows together), so the site shows it at its natural size instead of the
+                browser scaling the picture down.
+        """
         import matplotlib.pyplot as plt
         from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
@@ -76,6 +84,11 @@ class Diagram:
         pad_y = max(b.height for b in self.boxes) / 2 + 0.3
         x0, x1 = min(xs) - pad_x, max(xs) + pad_x
         y0, y1 = min(ys) - pad_y, max(ys) + pad_y
+        width = (x1 - x0) * 1.25 * scale
+        if max_width <= 0:
+            raise ValueError(f"max_width must be > 0 inches, got {max_width}")
+        shrink = min(1.0, max_width / width)
+        scale, fontsize = scale * shrink, fontsize * shrink
         fig, ax = plt.subplots(figsize=((x1 - x0) * 1.25 * scale, (y1 - y0) * 1.1 * scale + (0.4 if self.title else 0)))
         ax.set_xlim(x0, x1)
         ax.set_ylim(y1, y0)  # row 0 at the top
@@ -89,7 +102,7 @@ class Diagram:
         for a in self.arrows:
             s, d = by_key[a.src], by_key[a.dst]
             p0, p1 = _edge_point(s, d), _edge_point(d, s)
-            ax.add_patch(FancyArrowPatch(p0, p1, arrowstyle="<|-|>" if a.both else "-|>", mutation_scale=14,
+            ax.add_patch(FancyArrowPatch(p0, p1, arrowstyle="<|-|>" if a.both else "-|>", mutation_scale=14 * max(shrink, 0.6),
                                          lw=1.3, color="#44546a", linestyle=a.style, shrinkA=2, shrinkB=2))
             if a.label:
                 mx, my = (p0[0] + p1[0]) / 2, (p0[1] + p1[1]) / 2

@@ -12,6 +12,25 @@ from .workload import Workload
 
 _FONT_READY = False
 
+# The site's content column shows a figure at about 690 px; at matplotlib's 100 dpi a figure
+# up to this wide is shown at (nearly) its natural size, so its text keeps the size it was drawn at.
+COLUMN_WIDTH_IN = 6.8
+# Smallest font, in points, that stays >= 9 px on screen when a COLUMN_WIDTH_IN figure is shown
+# at 70 % of its natural size (9 px / 0.7 / (100 px/in) * 72 pt/in = 9.3 pt).
+MIN_FONT_PT = 9.5
+READABLE_RC = {
+    "figure.figsize": (COLUMN_WIDTH_IN, 4.2),
+    "figure.dpi": 100,
+    "savefig.dpi": 100,
+    "font.size": 11,
+    "axes.titlesize": 12,
+    "axes.labelsize": 11,
+    "xtick.labelsize": 10,
+    "ytick.labelsize": 10,
+    "legend.fontsize": 10,
+    "figure.titlesize": 12,
+}
+
 
 def setup_korean_font() -> str:
     """Make matplotlib draw Hangul: registers NanumGothic (shipped by koreanize-matplotlib).
@@ -19,6 +38,8 @@ def setup_korean_font() -> str:
     Text is drawn with DejaVu Sans first and falls back to NanumGothic for Hangul.
     That order matters: NanumGothic has no minus sign (U+2212), and the tick labels
     of log axes (``10^{-1}``) are typeset in the first font of the family.
+    It also sets figure and font sizes for the site's content column (``READABLE_RC``):
+    a default figure 6.8 in wide at 100 dpi and text no smaller than 10 pt.
     Returns the first family name. Safe to call many times.
     """
     global _FONT_READY
@@ -29,6 +50,7 @@ def setup_korean_font() -> str:
 
         matplotlib.rcParams["font.family"] = ["DejaVu Sans", "NanumGothic"]
         matplotlib.rcParams["axes.unicode_minus"] = False
+        matplotlib.rcParams.update(READABLE_RC)  # sized for the content column (see COLUMN_WIDTH_IN)
         _FONT_READY = True
     return str(matplotlib.rcParams["font.family"][0])
 
@@ -55,7 +77,7 @@ def roofline_plot(devices: Sequence[Device], workloads: Sequence[Workload] = (),
         raise ValueError("devices must hold at least one Device")
     setup_korean_font()
     if ax is None:
-        _, ax = plt.subplots(figsize=(7.5, 4.8))
+        _, ax = plt.subplots(figsize=(COLUMN_WIDTH_IN, 5.6))
     ridges = [d.ridge_point for d in devices]
     pts = ridges + [w.intensity for w in workloads]
     lo, hi = intensity_range or (min(pts) / 20, max(pts) * 20)
@@ -80,5 +102,44 @@ def roofline_plot(devices: Sequence[Device], workloads: Sequence[Workload] = (),
     ax.set_ylabel("성능 상한 R_roof (TFLOP/s)")
     ax.set_title(title)
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8, loc="lower right")
+    legend_below(ax)
+    return ax
+
+
+def legend_below(ax, ncol: int = 1, fontsize: float = MIN_FONT_PT):
+    """Put the legend under the axes, outside the data (a legend inside covers points and lines).
+
+    Args:
+        ax: matplotlib axes with labelled artists.
+        ncol: legend columns.
+        fontsize: legend text size in points (at least ``MIN_FONT_PT`` to stay legible on the site).
+
+    Returns:
+        the legend.
+    """
+    if fontsize < MIN_FONT_PT:
+        raise ValueError(f"fontsize {fontsize} pt is below MIN_FONT_PT = {MIN_FONT_PT} pt; use a larger size")
+    leg = ax.legend(fontsize=fontsize, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=ncol, frameon=False)
+    ax.figure.tight_layout()
+    return leg
+
+
+def log_ticks(ax, axis: str = "y"):
+    """Label 1-2-5 ticks on a log axis, so a short log range still shows at least two labelled ticks.
+
+    Args:
+        ax: matplotlib axes whose ``axis`` ("x", "y" or "both") uses a log scale.
+        axis: which axis to label.
+
+    Returns:
+        the axes.
+    """
+    from matplotlib.ticker import LogFormatterSciNotation, LogLocator
+
+    if axis not in ("x", "y", "both"):
+        raise ValueError(f"axis must be 'x', 'y' or 'both', not {axis!r}")
+    for name in ("x", "y") if axis == "both" else (axis,):
+        a = getattr(ax, f"{name}axis")
+        a.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        a.set_major_formatter(LogFormatterSciNotation(base=10, labelOnlyBase=False))
     return ax

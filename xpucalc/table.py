@@ -57,10 +57,13 @@ class Table:
         e = html.escape
         head = "".join(f"<th>{e(h)}</th>" for h in self.headers)
         body = "".join("<tr>" + "".join(f"<td>{e(str(c))}</td>" for c in row) + "</tr>" for row in self.rows)
+        # The visible caption sits above the scroll box, so a phone reader sees it while scrolling the
+        # table sideways; the <caption> inside stays for screen readers (hidden on screen by the site CSS).
         cap = f"<caption>{e(self.caption)}</caption>" if self.caption else ""
+        shown = f"<p class='xpucalc-caption' aria-hidden='true'>{e(self.caption)}</p>" if self.caption else ""
         notes = ("<ul class='xpucalc-notes'>" + "".join(f"<li>{e(n)}</li>" for n in self.notes) + "</ul>") if self.notes else ""
-        return (f"<div class='xpucalc-table' style='overflow-x:auto'><table class='table'>{cap}"
-                f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{notes}</div>")
+        return (f"<div class='xpucalc-block'>{shown}<div class='xpucalc-table' style='overflow-x:auto'><table class='table'>{cap}"
+                f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>{notes}</div>")
 
     def _repr_html_(self) -> str:
         return self.to_html()

@@ -1,0 +1,246 @@
+"""What a Korean reader sees: UI strings, collapsed computations, lab answers, figures, exercise numbers.
+
+Loaded by ``site_setup``. Every rule here works for every page, so pages need no per-page markup:
+
+1. **Computation cells are collapsed, not removed.** In the chapters' MyST notebooks a code cell
+   tagged ``remove-input`` shows a table or a plot; it is rendered as ``hide-input`` instead, so a
+   reader can open "계산 보기" and see how the number came out of ``xpucalc``. Cells without
+   output (glue plumbing) stay ``remove-cell``.
+2. **Toggle labels are Korean and say what they hide**: "계산 보기 / 숨기기" (source),
+   "결과 보기" (outputs), and a lab's answer cell (a ``hide-cell`` cell whose first line is
+   Colab's ``#@title 해설 보기: ...``) shows only its rendered output under "해설 보기 / 숨기기".
+3. **Figures** (images a cell outputs) get a caption and alt text from the section they stand in
+   (or from the cell's ``mystnb.figure.caption`` / ``mystnb.image.alt`` metadata when a page gives one).
+4. **Exercises are numbered per page** ("문제 1", "문제 2", ... in page order), so a solution's
+   title matches the heading it sits under instead of a book-wide running number.
+5. **Korean UI strings** that the themes leave in English (tooltips, aria labels, placeholder,
+   footer) are replaced in the written HTML; sphinx-copybutton gets Korean messages.
+"""
+from __future__ import annotations
+
+import pathlib
+import re
+
+from docutils import nodes
+from sphinx.application import Sphinx
+
+# ---------------------------------------------------------------- 1. computation cells
+_REMOVE_INPUT = re.compile(r"^(:tags:\s*\[)([^\]]*)\]", re.M)
+
+
+def _collapse_computations(app: Sphinx, docname: str, source: list[str]) -> None:
+    """``remove-input`` -> ``hide-input`` in the code cells of MyST Markdown pages."""
+    if not app.env.doc2path(docname).endswith(".md"):
+        return
+
+    def swap(m: re.Match) -> str:
+        tags = [t.strip() for t in m.group(2).split(",") if t.strip()]
+        tags = ["hide-input" if t in ("remove-input", "remove_input") else t for t in tags]
+        return f"{m.group(1)}{', '.join(tags)}]"
+
+    source[0] = _REMOVE_INPUT.sub(swap, source[0])
+
+
+# ---------------------------------------------------------------- 2. toggle labels
+PROMPTS = {  # myst-nb hide mode -> (show, hide)
+    "input": ("계산 보기", "계산 숨기기"),
+    "output": ("결과 보기", "결과 숨기기"),
+    "input+output": ("계산과 결과 보기", "계산과 결과 숨기기"),
+    "all": ("셀 보기", "셀 숨기기"),
+}
+_ANSWER_TITLE = re.compile(r"^\s*#@title\s+해설\s*보기\s*[:：]?\s*(.*)$")
+
+
+def _cells(doctree: nodes.Node, element: str):
+    return [n for n in doctree.findall(nodes.container) if n.get("nb_element") == element]
+
+
+def _label_toggles(doctree: nodes.document) -> None:
+    for cell in _cells(doctree, "cell_code"):
+        mode = cell.get("hide_mode")
+        if not mode:
+            continue
+        source = [n for n in cell.children if isinstance(n, nodes.container) and n.get("nb_element") == "cell_code_source"]
+        first_line = source[0].astext().lstrip().split("\n", 1)[0] if source else ""
+        answer = _ANSWER_TITLE.match(first_line)
+        if mode == "all" and answer:
+            # A lab's answer: the reader gets the rendered answer, not its code.
+            for s in source:
+                cell.remove(s)
+            cell["hide_mode"] = "output"
+            topic = answer.group(1).strip()
+            cell["prompt_show"] = f"해설 보기: {topic}" if topic else "해설 보기"
+            cell["prompt_hide"] = "해설 숨기기"
+            cell["classes"].append("xpu-answer")
+            continue
+        show, hide = PROMPTS.get(mode, PROMPTS["all"])
+        if "{type}" in cell.get("prompt_show", "{type}"):
+            cell["prompt_show"] = show
+        if "{type}" in cell.get("prompt_hide", "{type}"):
+            cell["prompt_hide"] = hide
+
+
+# ---------------------------------------------------------------- 3. figures
+def _section_title(node: nodes.Node) -> str:
+    while node is not None:
+        if isinstance(node, nodes.section) and node.children and isinstance(node[0], nodes.title):
+            return node[0].astext().strip()
+        node = node.parent
+    return ""
+
+
+def _caption_figures(doctree: nodes.document) -> None:
+    for out in _cells(doctree, "cell_code_output"):
+        cell = out.parent
+        meta = (cell.get("cell_metadata") or {}).get("mystnb", {}) if cell is not None else {}
+        for img in list(out.findall(nodes.image)):
+            if isinstance(img.parent, nodes.figure) or img.get("uri", "").endswith(".svg") and "badge" in img.get("uri", ""):
+                continue
+            caption = str((meta.get("figure") or {}).get("caption") or _section_title(out) or "계산 결과 그림")
+            alt = str((meta.get("image") or {}).get("alt") or f"그림: {caption}")
+            img["alt"] = alt
+            fig = nodes.figure("", classes=["xpu-figure"])
+            img.replace_self(fig)
+            doctree.set_id(fig)  # numbered figures need an id (numfig is on for the exercises)
+            fig += img
+            fig += nodes.caption("", "", nodes.Text(caption))
+
+
+def _doctree_read(app: Sphinx, doctree: nodes.document) -> None:
+    _label_toggles(doctree)
+    _caption_figures(doctree)
+
+
+# ---------------------------------------------------------------- 4. exercise numbers
+def _number_exercises_per_page(env) -> None:
+    """Renumber every page's exercises 1, 2, ... in page order (idempotent)."""
+    for figs in env.toc_fignumbers.values():
+        numbers = figs.get("exercise")
+        if numbers:
+            order = sorted(numbers, key=lambda k: numbers[k])
+            figs["exercise"] = {k: (i + 1,) for i, k in enumerate(order)}
+
+
+def _exercise_numbers(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    """Per-page exercise numbers, and solution titles "문제 N 풀이" that link to their exercise.
+
+    Runs at ``doctree-resolved``, before each page is written (the HTML writer reads the numbers
+    then); the numbers are assigned after ``env-updated``, so they cannot be changed earlier.
+    """
+    env = app.env
+    _number_exercises_per_page(env)
+    fmt = app.config.numfig_format.get("exercise", "%s")
+    for title in doctree.findall(nodes.title):
+        if type(title.parent).__name__ != "solution_node":
+            continue
+        refs = [r for r in title.findall(nodes.reference)]
+        if not refs:
+            continue
+        ref = refs[0]
+        target = str(ref.get("refid") or ref.get("refuri", "").split("#")[-1])
+        number = next((n for figs in env.toc_fignumbers.values() for k, n in figs.get("exercise", {}).items()
+                       if k == target), None)
+        label = fmt % ".".join(map(str, number)) if number else ref.astext().strip()
+        for child in list(ref.children):
+            ref.remove(child)
+        ref += nodes.Text(label)
+        title.children = [ref, nodes.Text(" 풀이")]
+        ref.parent = title
+
+
+# ---------------------------------------------------------------- 5. Korean UI strings
+ATTRIBUTE_TEXT = {  # value of title / aria-label / placeholder / data-bs-title -> Korean
+    "Toggle primary sidebar": "목차 열기·닫기",
+    "Toggle secondary sidebar": "이 페이지의 차례 열기·닫기",
+    "Site navigation": "전체 목차",
+    "On this page": "이 페이지의 차례",
+    "Color mode": "화면 색",
+    "Light": "밝게",
+    "Dark": "어둡게",
+    "System Settings": "시스템 설정 따르기",
+    "Search this book...": "이 책에서 검색…",
+    "Search the docs ...": "이 책에서 검색…",
+    "previous page": "이전 페이지",
+    "next page": "다음 페이지",
+    "Version warning": "버전 안내",
+    "Main": "본문",
+    "Page": "페이지",
+    "Link to this heading": "이 제목으로 바로 가는 링크",
+    "Link to this definition": "이 정의로 바로 가는 링크",
+    "Link to this code": "이 코드로 바로 가는 링크",
+    "Link to this image": "이 그림으로 바로 가는 링크",
+    "Link to this table": "이 표로 바로 가는 링크",
+    "Permalink to this heading": "이 제목으로 바로 가는 링크",
+    "Toggle hidden content": "숨긴 내용 열기·닫기",
+    "Download this page": "이 페이지 내려받기",
+    "Fullscreen mode": "전체 화면으로 보기",
+    "전체 화면으로보기": "전체 화면으로 보기",
+    "Breadcrumb": "현재 위치",
+    "Home": "처음",
+    "Section Navigation": "이 부분의 목차",
+    "Source repositories": "소스 저장소",
+    "Search": "검색",
+    "Clear search": "검색어 지우기",
+    "Close": "닫기",
+}
+_ATTR = re.compile(r'\b(title|aria-label|placeholder|data-bs-title|data-tooltip)="([^"]*)"')
+TEXT = {  # exact element text -> Korean
+    ">Skip to main content<": ">본문으로 건너뛰기<",
+    ">Back to top<": ">맨 위로<",
+    '<span class="btn__text-container">.pdf</span>': '<span class="btn__text-container">이 페이지 인쇄(PDF)</span>',
+    '<span class="btn__text-container">.md</span>': '<span class="btn__text-container">이 페이지 원본(.md)</span>',
+    '<span class="btn__text-container">.ipynb</span>': '<span class="btn__text-container">이 페이지 노트북(.ipynb)</span>',
+    ">Contents<": ">차례<",
+    ">By <": "><",
+}
+_TD = re.compile(r"<td[^>]*>.*?</td>", re.S)
+_DATE = re.compile(r"(?<![\w-])(\d{4}-\d{2}-\d{2})(?![\w-])")
+COPYBUTTON_KO = ("  'ko' : {\n    'copy': '복사',\n    'copy_to_clipboard': '클립보드에 복사',\n"
+                 "    'copy_success': '복사했습니다',\n    'copy_failure': '복사하지 못했습니다',\n  },\n")
+BOOK_PDF = "xpu-book.pdf"  # written next to index.html by tools/build-pdf (CI does this)
+
+
+def koreanize(page: str, depth: int) -> str:
+    """Replace the themes' English UI strings in one rendered page; ``depth`` = folders below the site root."""
+    page = _ATTR.sub(lambda m: f'{m.group(1)}="{ATTRIBUTE_TEXT.get(m.group(2), m.group(2))}"', page)
+    for en, ko in TEXT.items():
+        page = page.replace(en, ko)
+    page = _TD.sub(lambda m: _DATE.sub(r'<span class="xpu-nowrap">\1</span>', m.group(0)), page)
+    # the whole-book PDF in the download menu, before the per-page entries
+    pdf = "../" * depth + BOOK_PDF
+    item = (f'<li><a href="{pdf}" class="btn btn-sm dropdown-item xpu-book-pdf" title="책 전체 PDF" '
+            f'data-bs-placement="left" data-bs-toggle="tooltip"><span class="btn__icon-container">'
+            f'<i class="fas fa-book"></i></span><span class="btn__text-container">책 전체 PDF</span></a></li>')
+    menu = page.find('<ul class="dropdown-menu">', page.find("fa-download"))
+    if "fa-download" in page and menu > 0 and "xpu-book-pdf" not in page:
+        at = menu + len('<ul class="dropdown-menu">')
+        page = page[:at] + item + page[at:]
+    return page
+
+
+def _write_korean(app: Sphinx, exception: Exception | None) -> None:
+    if exception is not None or app.builder.format != "html":
+        return
+    out = pathlib.Path(app.outdir)
+    for path in out.rglob("*.html"):
+        if "_static" in path.parts:
+            continue
+        depth = len(path.relative_to(out).parts) - 1
+        text = path.read_text(encoding="utf-8")
+        new = koreanize(text, depth)
+        if new != text:
+            path.write_text(new, encoding="utf-8")
+    js = out / "_static" / "copybutton.js"
+    if js.is_file():
+        text = js.read_text(encoding="utf-8")
+        if "'ko'" not in text:
+            js.write_text(text.replace("const messages = {\n", "const messages = {\n" + COPYBUTTON_KO, 1), encoding="utf-8")
+
+
+def setup(app: Sphinx) -> dict:
+    app.connect("source-read", _collapse_computations)
+    app.connect("doctree-read", _doctree_read)
+    app.connect("doctree-resolved", _exercise_numbers)
+    app.connect("build-finished", _write_korean, priority=400)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
+
