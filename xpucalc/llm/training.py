@@ -96,6 +96,11 @@ def run_mfu(run: dict[str, Any], attention: bool = True) -> float:
     return implied_mfu(m, run["tokens"], run["seq_len"], run["device_hours"], peak, attention)
 
 
+def _short(title: str) -> str:
+    """The name part of a source title: up to the first colon or parenthesis."""
+    return title.split(" (")[0].split(":")[0].strip()
+
+
 def published_runs(caption: str = "") -> Table:
     """Table: each published run, its budget, the implied MFU (6N only and with attention) and the reported MFU."""
     t = Table(["학습", "장치·GPU 시간", "토큰", "함의 MFU (6N만)", "함의 MFU (+어텐션)", "논문 보고 MFU", "출처"],
@@ -106,7 +111,8 @@ def published_runs(caption: str = "") -> Table:
               f"{fmt_num(r['tokens'] / 1e12, 1)}T", f"{fmt_num(100 * run_mfu(r, False), 1)} %",
               f"{fmt_num(100 * run_mfu(r, True), 1)} %",
               f"{fmt_num(100 * rep[0], 0)}–{fmt_num(100 * rep[1], 0)} %" if rep else "—",
-              run_source(r["source"])["url"])
+              "; ".join(dict.fromkeys(_short(run_source(k)["title"])
+                                       for k in (r["source"], r.get("tokens_source"), r.get("mfu_source")) if k)))
     return t
 
 
