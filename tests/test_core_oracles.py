@@ -415,3 +415,87 @@ def test_checks_accept_their_boundaries_and_reject_just_outside():
         positive(math.nan, "x")
     with pytest.raises(ValueError, match=r"^x is infinite"):
         non_negative(-math.inf, "x")
+
+
+# --- cases that the first mutation run showed were not pinned down --------------------------------
+def test_messages_name_the_right_argument_and_type():
+    d = xc.Device("d", 1, 1)
+    with pytest.raises(ValueError, match=r"^device_b must be a Device, got str"):
+        xc.crossover(d, "B")
+    with pytest.raises(ValueError, match=r"^device_a must be a Device, got NoneType"):
+        xc.crossover(None, d)
+    with pytest.raises(ValueError, match=r"^device must be a Device, got str"):
+        xc.ridge_point("h100")
+    with pytest.raises(ValueError, match=r"^n must be a whole number >= 1"):
+        xc.linear_layer(1, 1, 0, 2)
+    with pytest.raises(ValueError, match=r"^mfu is NaN"):
+        fraction(math.nan, "mfu")
+    sparse = xc.Device("s", 2, 1, sparse=True)
+    with pytest.raises(ValueError, match=r"or mark the workload sparse=True if it really is 2:4 sparse$"):
+        xc.roofline(xc.Workload("w", 1, 1), sparse)
+
+
+def test_workload_numbers_are_stored_as_floats():
+    w = xc.Workload("w", 6, 3)
+    assert type(w.flops) is float and type(w.bytes) is float
+    assert xc.linear_layer(3, 5, 7, 4).dtype_bytes == 4
+
+
+def test_digits_are_passed_through():
+    assert units.fmt_si(1_234_567, "B") == "1.23 MB"            # default: 2 decimals
+    assert units.fmt_bytes(1_234_567, digits=3) == "1.235 MB"
+    assert units.fmt_bytes(1_234_567) == "1.23 MB"
+    assert units.fmt_bytes(1.2345 * 2**30, binary=True, digits=3) == "1.234 GiB"  # 1.2345 -> 1.234 (binary float)
+    assert units.fmt_time(8442) == "2.3 시간"                      # 8,442 s = 2.345 h, one decimal
+    assert units.fmt_time(1.234 * 365 * 86400) == "1.2 년"
+    assert units.fmt_time(3.25 * 86400) == "3.2 일"                # 3.25 -> 3.2 (half to even)
+
+
+def test_template_and_html_exactly():
+    tpl = ComparisonTable.template()
+    assert tpl.headers == ["번호", "비교 항목", "모두가 공통으로 고정할 기준", "장치별로 조사·기록할 내용"]
+    assert tpl.rows[3] == ["4", "배치", "M = 128과 M = 1을 따로", "배치마다 지연시간(ms/batch)과 처리량(samples/s)"]
+    t = Table(["a", "b"], caption="c", notes=["n1", "n2"])
+    t.add(1, 2)
+    t.add(3, 4)
+    got = _html_structure(t.to_html())
+    assert got["rows"] == [["a", "b"], ["1", "2"], ["3", "4"]]
+    assert got["caption"] == ["c"] and got["notes"] == ["n1", "n2"]
+    assert got["stray"] == []                       # no text outside cells, caption and notes
+    assert "overflow-x:auto" in t.to_html()
+    bare = _html_structure(Table(["a"]).to_html())
+    assert bare == {"rows": [["a"]], "caption": [], "notes": [], "stray": []}
+
+
+def _html_structure(markup: str) -> dict[str, list]:
+    """Rows of cell texts, caption text, note items and any text outside them (a second reading of the HTML)."""
+    from html.parser import HTMLParser
+
+    out: dict[str, list] = {"rows": [], "caption": [], "notes": [], "stray": []}
+
+    class P(HTMLParser):
+        where: list[str] = []
+
+        def handle_starttag(self, tag, attrs):
+            if tag == "tr":
+                out["rows"].append([])
+            if tag in ("td", "th", "caption", "li", "p"):
+                self.where.append(tag)
+
+        def handle_endtag(self, tag):
+            if tag in ("td", "th", "caption", "li", "p") and self.where:
+                self.where.pop()
+
+        def handle_data(self, data):
+            w = self.where[-1] if self.where else None
+            if w in ("td", "th"):
+                out["rows"][-1].append(data)
+            elif w == "caption":
+                out["caption"].append(data)
+            elif w == "li":
+                out["notes"].append(data)
+            elif w is None and data.strip():
+                out["stray"].append(data)
+
+    P().feed(markup)
+    return out
