@@ -68,7 +68,7 @@ EXPECTED: dict[str, dict[str, object]] = {
         "bound_1A": "대역폭", "bound_2B": "연산",
         "cross": 100,                  # A's slope 1 TB/s x I meets B's flat 100 TFLOP/s
         "cross_roof": 100,
-        "fits_A": "들어간다",          # 8 GB resident <= 16 GB
+        "fits_A": "들어갑니다",        # 8 GB resident <= 16 GB
         "reuse": 12.5,                 # 100 GB moved / 8 GB resident
     },
     "book/week05/worked-example-2": {  # source §8: 가 4+9+2 ms, 30 s; 나 7+2+2 ms, 5 s
@@ -78,7 +78,7 @@ EXPECTED: dict[str, dict[str, object]] = {
         "steady_ratio": 1.36,          # 15 / 11 = 1.364
         "be_equal": 5_000,             # §15.3 Q4: (30 - 5) s / (20 - 15) ms
         "be_lower": 5_001,
-        "never": "없다",
+        "never": "없습니다",
     },
     "book/week05/what-fast-means": {   # exercise: $4/h at 100 req/s vs $2/h at 25 req/s
         "price_ratio": 0.5, "rps_ratio": 0.25,
