@@ -10,7 +10,8 @@ sources only (no execution, no build), so they run in a few seconds:
 - every figure has a caption and alt text;
 - every catalog figure has value, unit, as-published text, conditions, source, date checked and evidence;
   every catalog model has its source, date checked, evidence and config;
-- every lab has the Colab badge, the canonical install cell and at least one sanity cell.
+- every lab has the Colab badge, the canonical install cell and at least one sanity cell, and its answers
+  stay hidden on the site, in JupyterLab and in Colab.
 """
 from __future__ import annotations
 
@@ -381,3 +382,27 @@ def test_lab_has_a_sanity_cell(path):
         tags = c.get("metadata", {}).get("tags", [])
         assert "nbval-ignore-output" not in tags, (
             f"{rel(path)}의 검산 셀에 nbval-ignore-output 태그가 있어 nbval이 비교하지 않습니다. 태그를 빼세요 {see('lab')}")
+
+
+@pytest.mark.parametrize("path", LABS, ids=lambda p: p.name)
+def test_lab_answers_stay_hidden_everywhere(path):
+    problems = []
+    for i, c in enumerate(_lab_cells(path)):
+        meta = c.get("metadata", {})
+        if "hide-cell" not in meta.get("tags", []):
+            continue
+        where = f"{i + 1}번째 셀"
+        if c["cell_type"] != "code":
+            problems.append(f"{where}: hide-cell은 코드 셀(해설 셀)에만 붙입니다")
+            continue
+        if not "".join(c["source"]).startswith("#@title 해설 보기"):
+            problems.append(f"{where}: 첫 줄이 `#@title 해설 보기: <무엇의 해설인지>`여야 Colab이 코드를 접고 사이트가 제목을 답니다")
+        if meta.get("cellView") != "form":
+            problems.append(f"{where}: Colab이 코드를 접도록 메타데이터 `cellView: \"form\"`이 필요합니다")
+        jup = meta.get("jupyter", {})
+        if jup.get("source_hidden") is not True or jup.get("outputs_hidden") is not True:
+            problems.append(f"{where}: JupyterLab에서도 접히도록 `jupyter.source_hidden`과 `jupyter.outputs_hidden`을 true로 둡니다")
+        if c.get("outputs"):
+            problems.append(f"{where}: 저장된 출력이 있습니다. Colab은 저장된 출력을 그대로 보여 주므로 출력을 지웁니다")
+    assert not problems, (
+        f"{rel(path)}의 해설 셀이 어딘가에서 펼쳐진 채로 보입니다:\n  - " + "\n  - ".join(problems) + f"\n{see('lab')}")
