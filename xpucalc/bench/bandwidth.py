@@ -25,7 +25,7 @@ from typing import Any
 from .. import evidence
 from .._check import positive, positive_int
 from .environment import Environment
-from .target import Target, cpu_threads, environment_of, inner_for, llc_bytes, resolve, time_kernel
+from .target import TARGET_TIMED_S, Target, calibrate, cpu_threads, environment_of, llc_bytes, resolve, time_kernel
 from .timing import Timing, check_count, summarize, time_rounds, warm_up
 
 #: The STREAM kernels, in STREAM's order.
@@ -220,7 +220,7 @@ class _Arrays:
 
 def stream(kind: str, nbytes: int | None = None, device: str = "auto", *, threads: int | None = None,
            reps: int | None = None, inner: int | None = None, dtype: str = "float32",
-           warmup_s: float = 0.1) -> StreamResult:
+           warmup_s: float = 0.1, target_s: float = TARGET_TIMED_S) -> StreamResult:
     """Measure one STREAM kernel: bytes/s counted as STREAM counts them.
 
     Args:
@@ -229,10 +229,12 @@ def stream(kind: str, nbytes: int | None = None, device: str = "auto", *, thread
             copy and scale count 2 x nbytes per pass, add and triad 3 x nbytes.
         device: ``"auto"``, ``"cpu"``, ``"cuda[:N]"``, ``"mps"``, ``"jax[:tpu]"`` (see :func:`~xpucalc.bench.target.resolve`).
         threads: CPU threads (PyTorch CPU only; None: one thread, recorded in the result).
-        reps: timed samples; None fills about a second (5 to 200 samples).
+        reps: timed samples; None fills about ``target_s`` seconds (5 to 200 samples).
         inner: passes per sample; None makes each sample last >= 1 ms.
         dtype: ``"float32"`` (default), ``"float64"`` or ``"bfloat16"``.
-        warmup_s: warm-up time before timing, seconds.
+        warmup_s: warm-up time before timing, seconds (skipped for passes of 50 ms or more:
+            the two calibration passes have touched every page by then).
+        target_s: timed seconds to aim for when ``reps`` is None.
 
     Returns:
         a :class:`StreamResult` (``.bytes_per_s`` from the median pass, ``.best_bytes_per_s`` from the fastest).
@@ -248,6 +250,7 @@ def stream(kind: str, nbytes: int | None = None, device: str = "auto", *, thread
     if inner is not None:
         check_count(inner, "inner", 1)
     positive(warmup_s, "warmup_s")
+    positive(target_s, "target_s")
     target = resolve(device)
     size = default_nbytes(target) if nbytes is None else positive_int(nbytes, "nbytes")
     elem = DTYPES[dtype]
@@ -262,8 +265,10 @@ def stream(kind: str, nbytes: int | None = None, device: str = "auto", *, thread
                          f"{MEMORY_SHARE:.0%} of the {free / 2**30:.2f} GiB free; pass a smaller nbytes")
     with cpu_threads(target, threads) as used:
         arrays = _Arrays(kind, count, target, dtype)
-        n_inner = inner_for(arrays.call, target, MIN_SAMPLE_S) if inner is None else inner
-        samples = time_kernel(arrays.call, target, reps, inner=n_inner, warmup_s=warmup_s)
+        auto_inner, per_pass = calibrate(arrays.call, target, MIN_SAMPLE_S)
+        n_inner = auto_inner if inner is None else inner
+        samples = time_kernel(arrays.call, target, reps, inner=n_inner, warmup_s=warmup_s, per_call_s=per_pass,
+                              target_s=target_s)
         ok = arrays.verified()
         env = environment_of(target)
     del arrays
@@ -285,11 +290,13 @@ def sweep_sizes(largest: int, smallest: int = 64 * 2**10, factor: int = 4) -> li
     return out + [largest]
 
 
-def stream_sweep(kind: str, sizes: Sequence[int], device: str = "auto", **kwargs: Any) -> list[StreamResult]:
-    """:func:`stream` at each size of ``sizes`` (bytes per array); ``kwargs`` go to :func:`stream`."""
+def stream_sweep(kind: str, sizes: Sequence[int], device: str = "auto", *, target_s: float = 0.25,
+                 **kwargs: Any) -> list[StreamResult]:
+    """:func:`stream` at each size of ``sizes`` (bytes per array), about ``target_s`` timed seconds each;
+    ``kwargs`` go to :func:`stream`."""
     if not sizes:
         raise ValueError("sizes must hold at least one array size in bytes")
-    return [stream(kind, s, device, **kwargs) for s in sizes]
+    return [stream(kind, s, device, target_s=target_s, **kwargs) for s in sizes]
 
 
 @dataclass(frozen=True)
@@ -322,7 +329,7 @@ class CopyComparison:
         return self.stream_bytes_per_s / self.numpy_bytes_per_s
 
 
-def compare_copy_with_numpy(nbytes: int | None = None, *, rounds: int = 5, reps_per_round: int = 2,
+def compare_copy_with_numpy(nbytes: int | None = None, *, rounds: int = 5, reps_per_round: int = 1,
                             threads: int | None = None) -> CopyComparison:
     """Time :func:`stream`'s CPU copy and ``numpy.copyto`` over the same two arrays, interleaved.
 

@@ -46,7 +46,7 @@ OP_LABELS: dict[str, str] = {"all_reduce": "all-reduce", "all_gather": "all-gath
 #: Default message sizes: 1 KiB to 64 MiB in steps of 4.
 DEFAULT_SIZES: tuple[int, ...] = tuple(2**10 * 4**i for i in range(9))
 #: Timed seconds per size a worker aims for, and the bounds on repetitions.
-TIME_PER_SIZE_S = 0.3
+TIME_PER_SIZE_S = 0.2
 #: Untimed seconds of calls per size before timing (at least ``warmup`` calls).
 WARMUP_PER_SIZE_S = 0.05
 MIN_REPS, MAX_REPS = 5, 200
@@ -192,7 +192,7 @@ def collective_sweep(sizes: Sequence[int] = DEFAULT_SIZES, world_size: int = 2, 
             ``world_size`` x 4 bytes, at least that; the rows say what was used).
         world_size: ranks (>= 2). backend: ``"gloo"`` (CPU) or ``"nccl"`` (one CUDA GPU per rank).
         ops: which collectives.
-        reps: timed repetitions per size (None: about 0.3 s' worth, 5 to 200).
+        reps: timed repetitions per size (None: about 0.2 s' worth, 5 to 200).
         warmup: least untimed repetitions per size (>= 1), after the one that checks the result;
             rank 0 adds more until about 0.05 s have passed.
         timeout_s: the whole run's limit, seconds; past it every worker is killed.

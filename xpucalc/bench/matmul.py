@@ -23,7 +23,7 @@ from typing import Any
 from .. import evidence
 from .._check import positive_int
 from .environment import Environment
-from .target import Target, cpu_threads, environment_of, inner_for, resolve, time_kernel
+from .target import TARGET_TIMED_S, Target, calibrate, cpu_threads, environment_of, resolve, time_kernel
 from .timing import Timing, check_count, summarize
 
 PRECISIONS: tuple[str, ...] = ("fp32", "tf32", "bf16", "fp16", "fp8")
@@ -204,7 +204,8 @@ def _check_rows(a: Any, b: Any, c: Any, to_numpy: Any) -> float:
 
 
 def gemm(m: int, k: int, n: int, precision: str = "fp32", device: str = "auto", *, threads: int | None = None,
-         reps: int | None = None, inner: int | None = None, seed: int = 0, warmup_s: float = 0.2) -> GemmResult:
+         reps: int | None = None, inner: int | None = None, seed: int = 0, warmup_s: float = 0.2,
+         target_s: float = TARGET_TIMED_S) -> GemmResult:
     """Time C = A B: FLOP/s at ``precision`` on ``device``.
 
     Args:
@@ -212,10 +213,11 @@ def gemm(m: int, k: int, n: int, precision: str = "fp32", device: str = "auto", 
         precision: ``"fp32"`` (TF32 off), ``"tf32"``, ``"bf16"``, ``"fp16"`` or ``"fp8"``.
         device: see :func:`~xpucalc.bench.target.resolve` (``"auto"``, ``"cpu"``, ``"cuda:N"``, ``"jax:tpu"`` ...).
         threads: PyTorch CPU threads (None: one; recorded in ``.threads``).
-        reps: timed samples (None: about a second's worth, 5 to 200).
+        reps: timed samples (None: about ``target_s`` seconds' worth, 5 to 200).
         inner: multiplies per sample (None: each sample lasts >= 2 ms).
         seed: input seed.
         warmup_s: warm-up time, seconds (cuBLAS heuristics, oneDNN kernels, clocks).
+        target_s: timed seconds to aim for when ``reps`` is None.
 
     Returns:
         a :class:`GemmResult` with ``.flops_per_s`` (median) and ``.best_flops_per_s`` (fastest call).
@@ -246,8 +248,10 @@ def gemm(m: int, k: int, n: int, precision: str = "fp32", device: str = "auto", 
                 to_np = lambda t: t.float().cpu().numpy()  # noqa: E731
                 mode = fp32_matmul_mode(torch, prec)
             with mode:
-                n_inner = inner_for(call, target, MIN_SAMPLE_S, 1000) if inner is None else inner
-                samples = time_kernel(call, target, reps, inner=n_inner, warmup_s=warmup_s)
+                auto_inner, per_call = calibrate(call, target, MIN_SAMPLE_S, 1000)
+                n_inner = auto_inner if inner is None else inner
+                samples = time_kernel(call, target, reps, inner=n_inner, warmup_s=warmup_s, per_call_s=per_call,
+                                      target_s=target_s)
                 err = _check_rows(a, b, call(), to_np)
     except Exception as exc:  # noqa: BLE001 - e.g. a dtype this build lacks: report, do not crash
         return GemmResult(mm, kk, nn, prec, UNSUPPORTED, f"실행 실패: {type(exc).__name__}: {str(exc)[:120]}",
@@ -317,7 +321,7 @@ def compare_with_torch_benchmark(m: int, k: int, n: int, precision: str = "fp32"
         a, b, _ = _torch_operands(torch, m, k, n, prec, "cpu", 0)
         timer = tb.Timer("torch.mm(a, b)", globals={"torch": torch, "a": a, "b": b}, num_threads=int(used or 1))
         for _ in range(rounds):
-            r = gemm(m, k, n, prec, "cpu", threads=used, reps=None, warmup_s=0.05)
+            r = gemm(m, k, n, prec, "cpu", threads=used, reps=None, warmup_s=0.05, target_s=0.5)
             ours.extend(r.timing.samples_s if r.timing else ())
             theirs.append(timer.blocked_autorange(min_run_time=min_run_time_s).median)
     return GemmComparison(summarize(ours, warn=False), summarize(theirs, warn=False), 2.0 * m * k * n, int(used or 1))

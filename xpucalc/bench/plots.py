@@ -96,13 +96,15 @@ def measured_roofline_plot(roofs: Sequence[Device], points: Mapping[str, Sequenc
 
 
 def collective_time_plot(rows: Sequence[Any], fit: Any = None, formula_s: Sequence[float] | None = None,
-                         ax: Any = None, title: str = "all-reduce 시간: 측정, α–β 맞춤, 링 공식") -> Any:
+                         ax: Any = None, title: str = "all-reduce 시간: 측정, α–β 맞춤, 링 공식",
+                         extra_fits: Mapping[str, Any] | None = None) -> Any:
     """Measured time per operation against size (log-log), with the α–β fit and the ring formula's times.
 
     Args:
         rows: :class:`~xpucalc.bench.collectives.CollectiveRow` of one op.
         fit: an :class:`~xpucalc.bench.collectives.AlphaBetaFit` (drawn as a line).
         formula_s: the formula's time at each row's size (e.g. from ``compare_with_ring_formula``), seconds.
+        extra_fits: label -> another fit to draw dotted (e.g. one made on the 10th-percentile times).
     """
     if not rows:
         raise ValueError("rows must hold at least one CollectiveRow")
@@ -115,6 +117,10 @@ def collective_time_plot(rows: Sequence[Any], fit: Any = None, formula_s: Sequen
         ax.loglog(xs, [fit.predict(x) * 1e3 for x in xs], "-",
                   label=f"α–β 맞춤: α = {fit.alpha_s * 1e6:,.0f} µs, 1/β = {fit.bandwidth / GB:.2f} GB/s, "
                         f"R² = {fit.r2:.3f}")
+    for label, other in (extra_fits or {}).items():
+        xs = np.logspace(np.log10(s.min()), np.log10(s.max()), 200)
+        ax.loglog(xs, [other.predict(x) * 1e3 for x in xs], ":", label=f"{label}: α = {other.alpha_s * 1e6:,.0f} µs, "
+                  f"1/β = {other.bandwidth / GB:.2f} GB/s, R² = {other.r2:.3f}")
     if formula_s is not None:
         ax.loglog(s, np.asarray(formula_s) * 1e3, "--", label="링 공식 2(n−1)/n·S/B (지연 항 없음)")
     ax.set_xlabel("메시지 크기 S (바이트)")

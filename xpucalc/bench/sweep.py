@@ -21,8 +21,8 @@ from typing import Any
 from .. import evidence
 from .._check import positive_int
 from ..workload import LinearLayer, linear_layer
-from .target import Target, cpu_threads, default_reps, inner_for, resolve, time_kernel, wait_for
-from .timing import Timing, check_count, summarize, time_calls, warm_up
+from .target import Target, calibrate, cpu_threads, resolve, time_kernel, wait_for
+from .timing import Timing, check_count, summarize, time_calls, time_rounds, warm_up
 
 #: The lab's M values: powers of two from 1 to 8192.
 DEFAULT_MS: tuple[int, ...] = tuple(2**i for i in range(14))
@@ -132,13 +132,9 @@ def layer_sweep(ms: Sequence[int] = DEFAULT_MS, k: int = 1024, n: int = 1024, pr
     with cpu_threads(target, threads) as used:
         for m in mvals:
             call = make_layer(m, kk, nn, prec, target)
-            inner = inner_for(call, target, 1e-3, 1000)
-            if reps is None:
-                probe = time_kernel(call, target, 1, inner=inner, warmup_s=warmup_s)[0]
-                n_reps = default_reps(probe * inner, 0.2 if target_s is None else target_s)
-            else:
-                n_reps = reps
-            samples = time_kernel(call, target, n_reps, inner=inner, warmup_s=warmup_s / 2)
+            inner, per_call = calibrate(call, target, 1e-3, 1000)
+            samples = time_kernel(call, target, reps, inner=inner, warmup_s=warmup_s, per_call_s=per_call,
+                                  target_s=0.2 if target_s is None else target_s)
             out.append(LayerPoint(m, kk, nn, prec, summarize(samples, warn=False), target.device, used))
     return out
 
@@ -208,8 +204,8 @@ def launch_overhead(m: int = 1, k: int = 1024, n: int = 1024, precision: str = "
                     reps: int = 50, batch: int = 50, threads: int | None = None) -> LaunchOverhead:
     """Per-call vs back-to-back vs CUDA-graph time of the layer at a small ``m``.
 
-    On CUDA: :func:`cuda_three_numbers`. Elsewhere: per call = each call timed
-    alone with its wait (``time_calls``); back to back = ``batch`` calls and one
+    On CUDA: :func:`cuda_three_numbers`. Elsewhere, in ``reps`` interleaved rounds:
+    per call = one call and its wait; back to back = ``batch`` calls and one
     wait, / ``batch``; graph unsupported (there is no CUDA graph).
     """
     mm, kk, nn = positive_int(m, "m"), positive_int(k, "k"), positive_int(n, "n")
@@ -223,15 +219,19 @@ def launch_overhead(m: int = 1, k: int = 1024, n: int = 1024, precision: str = "
         if target.kind == "cuda":
             per, b2b, graph, why = cuda_three_numbers(call, reps, batch, target.index)
         else:
-            per = time_calls(call, 0, reps, sync=wait)
+            def one() -> Any:
+                return wait(call())
 
             def group() -> Any:
                 out = None
                 for _ in range(batch):
                     out = call()
-                return out
+                return wait(out)
 
-            b2b = [s / batch for s in time_calls(group, 0, reps, sync=wait)]
+            # interleaved rounds, so a burst of load from another process hits both alike
+            rounds = time_rounds({"per_call": one, "group": group}, rounds=reps, reps_per_round=1)
+            per = rounds["per_call"]
+            b2b = [s / batch for s in rounds["group"]]
             graph, why = None, "CUDA GPU가 아니어서 CUDA Graph가 없습니다"
     return LaunchOverhead(mm, kk, nn, prec, target.device, summarize(per, warn=False), summarize(b2b, warn=False),
                           summarize(graph, warn=False) if graph else None, why, batch)

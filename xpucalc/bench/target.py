@@ -189,20 +189,35 @@ def wait_for(target: Target) -> Callable[[Any], Any]:
     return sync if sync is not None else (lambda out: out)
 
 
-def inner_for(call: Callable[[], Any], target: Target, min_sample_s: float = 1e-3, limit: int = 10_000) -> int:
-    """Calls per timed sample so that one sample lasts at least ``min_sample_s`` (from one waited call)."""
+def calibrate(call: Callable[[], Any], target: Target, min_sample_s: float = 1e-3,
+              limit: int = 10_000) -> tuple[int, float]:
+    """(calls per sample, seconds per call): two waited calls, the second timed.
+
+    Calls per sample make one sample last at least ``min_sample_s``; the seconds per
+    call can go to :func:`time_kernel` as ``per_call_s``.
+    """
     import time
 
     wait = wait_for(target)
     wait(call())
     t0 = time.perf_counter()
     wait(call())
-    dt = time.perf_counter() - t0
-    return int(min(limit, max(1, math.ceil(min_sample_s / max(dt, 1e-9)))))
+    dt = max(time.perf_counter() - t0, 1e-9)
+    return int(min(limit, max(1, math.ceil(min_sample_s / dt)))), dt
+
+
+def inner_for(call: Callable[[], Any], target: Target, min_sample_s: float = 1e-3, limit: int = 10_000) -> int:
+    """Calls per timed sample so that one sample lasts at least ``min_sample_s`` (see :func:`calibrate`)."""
+    return calibrate(call, target, min_sample_s, limit)[0]
+
+
+#: A call at least this long (seconds) is warm after the two calls of :func:`calibrate`.
+LONG_CALL_S = 0.05
 
 
 def time_kernel(fn: Callable[[], Any], target: Target, reps: int | None = None, *, inner: int = 1,
-                warmup_s: float = 0.1, cuda: Any = None) -> list[float]:
+                warmup_s: float = 0.1, per_call_s: float | None = None, target_s: float = TARGET_TIMED_S,
+                cuda: Any = None) -> list[float]:
     """Seconds per call of ``fn`` on ``target``: a warm-up by time, then ``reps`` samples.
 
     Each sample covers ``inner`` calls issued back to back (one wait at the end)
@@ -214,15 +229,19 @@ def time_kernel(fn: Callable[[], Any], target: Target, reps: int | None = None, 
     Args:
         fn: one call of the kernel, no arguments.
         target: from :func:`resolve`.
-        reps: samples (>= 1); None picks :func:`default_reps` from the warm-up.
+        reps: samples (>= 1); None: enough for about ``target_s`` seconds (:func:`default_reps`).
         inner: calls per sample (>= 1).
         warmup_s: warm up for at least this long, seconds (and until two windows agree).
+        per_call_s: seconds per call measured just before (:func:`calibrate`): used for ``reps=None``,
+            and a group of at least :data:`LONG_CALL_S` skips the warm-up (those calls warmed it).
+        target_s: timed seconds to aim for when ``reps`` is None.
         cuda: the CUDA module (``torch.cuda`` when None); tests pass a fake.
     """
     inner = check_count(inner, "inner", 1)
     if reps is not None:
         reps = check_count(reps, "reps", 1)
     sync = sync_for(target)
+    long_call = per_call_s is not None and per_call_s * inner >= LONG_CALL_S
 
     def group() -> Any:
         out = None
@@ -242,14 +261,19 @@ def time_kernel(fn: Callable[[], Any], target: Target, reps: int | None = None, 
             group()
             cuda.synchronize(target.index)
 
-        warm_up(synced, min_time_s=warmup_s, max_time_s=max(1.0, 4 * warmup_s), window=3)
-        probe = cuda_timing.back_to_back(fn, 1, inner, device=target.index, cuda=cuda)[0]
-        n = default_reps(probe * inner) if reps is None else reps
-        return cuda_timing.back_to_back(fn, n, inner, device=target.index, cuda=cuda)
-    warm_up(group, sync, min_time_s=warmup_s, max_time_s=max(1.0, 4 * warmup_s), window=3)
-    probe = time_calls(group, 0, 1, sync=sync)[0]
-    n = default_reps(probe) if reps is None else reps
-    return [s / inner for s in time_calls(group, 0, n, sync=sync)]
+        if not long_call:
+            warm_up(synced, min_time_s=warmup_s, max_time_s=max(1.0, 4 * warmup_s), window=3)
+        if reps is None:
+            probe = per_call_s if per_call_s is not None else \
+                cuda_timing.back_to_back(fn, 1, inner, device=target.index, cuda=cuda)[0]
+            reps = default_reps(probe * inner, target_s)
+        return cuda_timing.back_to_back(fn, reps, inner, device=target.index, cuda=cuda)
+    if not long_call:
+        warm_up(group, sync, min_time_s=warmup_s, max_time_s=max(1.0, 4 * warmup_s), window=3)
+    if reps is None:
+        probe = per_call_s * inner if per_call_s is not None else time_calls(group, 0, 1, sync=sync)[0]
+        reps = default_reps(probe, target_s)
+    return [s / inner for s in time_calls(group, 0, reps, sync=sync)]
 
 
 #: Substrings of a device name (lower case, all must appear) -> spec-catalog key; the first match wins.
@@ -351,4 +375,4 @@ def llc_bytes(sysfs: str | os.PathLike[str] = "/sys/devices/system/cpu") -> int:
 
 
 __all__ = ["CATALOG_NAMES", "CacheLevel", "catalog_key", "DEFAULT_CPU_THREADS", "FALLBACK_LLC_BYTES", "Target", "cache_sizes", "cpu_threads",
-           "default_reps", "environment_of", "inner_for", "llc_bytes", "parse_size", "resolve", "sync_for", "time_kernel", "wait_for"]
+           "calibrate", "default_reps", "environment_of", "inner_for", "llc_bytes", "parse_size", "resolve", "sync_for", "time_kernel", "wait_for"]
