@@ -153,13 +153,14 @@ def harness_vs_timer(rounds: int = 24) -> float:
 
 
 def test_median_agrees_with_torch_utils_benchmark():
-    """Harness median vs torch.utils.benchmark.Timer median on the same kernel: within 10 %."""
+    """Harness median vs torch.utils.benchmark.Timer median on the same kernel: within the issue's band
+    0.8-1.25 (tools/bench-consistency reports the figure; on a quiet machine it is within a few %)."""
     ratios = []
     for _ in range(3):  # a burst of load from another process can still spoil one attempt; each is a full check
         ratios.append(harness_vs_timer())
-        if abs(ratios[-1] - 1) <= 0.10:
+        if 0.8 <= ratios[-1] <= 1.25:
             break
-    assert abs(ratios[-1] - 1) <= 0.10, f"harness/Timer median ratios {ratios}"
+    assert 0.8 <= ratios[-1] <= 1.25, f"harness/Timer median ratios {ratios}"
 
 
 # --------------------------------------------------------------------------- accuracy
@@ -302,37 +303,46 @@ def test_one_time_setup_is_measured_apart():
 
 
 def test_run_torch_median_agrees_with_torch_utils_benchmark():
-    """run_torch's device-resident median against torch.utils.benchmark.Timer on the same layer, one thread:
-    a second method. Random or wrong times, or a boundary that times something else, fall outside 0.67-1.5x."""
+    """run_torch's device-resident median against torch.utils.benchmark.Timer on the lab's layer (FP32, M = 128,
+    K = N = 1024), one thread: a second method. The two alternate in rounds and each side's samples are pooled,
+    so a change of machine load hits both. Random or wrong times, or a boundary that times something else,
+    fall outside 0.67-1.5x."""
     from torch.utils import benchmark as tb
 
-    x_np, w_np, b_np = bench.make_inputs(64, 512, 512)
+    x_np, w_np, b_np = bench.make_inputs(128, 1024, 1024)
     x, w, b = (torch.from_numpy(a) for a in (x_np, w_np, b_np))
     timer = tb.Timer("torch.relu(torch.addmm(b, x, w))", globals={"torch": torch, "x": x, "w": w, "b": b},
                      num_threads=1)
     ratios = []
     for _ in range(3):
-        mine = bench.run_torch("eager", "fp32", 64, 512, 512, device="cpu", warmup=2, reps=30, warmup_s=0.05)
-        theirs = timer.blocked_autorange(min_run_time=0.2).median
-        ratios.append(mine.device.median_s / theirs)
+        mine: list[float] = []
+        theirs: list[float] = []
+        for _ in range(4):
+            r = bench.run_torch("eager", "fp32", 128, 1024, 1024, device="cpu", warmup=1, reps=8, warmup_s=0.03)
+            mine += r.device.samples_s
+            theirs += timer.blocked_autorange(min_run_time=0.1).times
+        ratios.append(statistics.median(mine) / statistics.median(theirs))
         if 0.67 <= ratios[-1] <= 1.5:
             break
     assert 0.67 <= ratios[-1] <= 1.5, ratios
 
 
 def test_jax_timed_loop_waits_for_the_device():
-    """run_jax's median against the same jitted call timed here with block_until_ready: a harness that stops
-    the clock at dispatch (no block_until_ready) reads a small fraction of it."""
+    """run_jax's median against the same jitted call timed here with block_until_ready, alternating in rounds:
+    a harness that stops the clock at dispatch (no block_until_ready) reads a small fraction of it."""
     x_np, w_np, b_np = bench.make_inputs(512, 1024, 1024)
     x, w, b = (jnp.asarray(a) for a in (x_np, w_np, b_np))
     f = jax.jit(lambda x, w, b: jnp.maximum(jnp.dot(x, w, precision=jax.lax.Precision.HIGHEST) + b, 0))
     f(x, w, b).block_until_ready()
     ratios = []
     for _ in range(3):
-        ref = bench.summarize(bench.time_calls(lambda: f(x, w, b), 2, 10, sync=lambda y: y.block_until_ready()),
-                              warn=False).median_s
-        r = bench.run_jax("compiled", "fp32", 512, 1024, 1024, platform="cpu", warmup=2, reps=10, warmup_s=0)
-        ratios.append(r.device.median_s / ref)
+        mine: list[float] = []
+        ref: list[float] = []
+        for _ in range(3):
+            ref += bench.time_calls(lambda: f(x, w, b), 1, 4, sync=lambda y: y.block_until_ready())
+            r = bench.run_jax("compiled", "fp32", 512, 1024, 1024, platform="cpu", warmup=1, reps=4, warmup_s=0)
+            mine += r.device.samples_s
+        ratios.append(statistics.median(mine) / statistics.median(ref))
         if 0.5 <= ratios[-1] <= 2.0:
             break
     assert 0.5 <= ratios[-1] <= 2.0, ratios

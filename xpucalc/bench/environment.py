@@ -256,8 +256,18 @@ def jax_environment(platform: str | None = None) -> Environment:
     except Exception:  # noqa: BLE001
         pass
     runtime = None if kind == "cpu" else f"{d.platform} ({jax.default_backend()})"
-    return Environment("jax", jax.__version__, kind, name, len(devs), memory, None, runtime,
-                       os.cpu_count() if kind == "cpu" else None, extra=tuple(extra))
+    flags = os.environ.get("XLA_FLAGS", "")
+    if flags:
+        extra.append(("XLA_FLAGS", flags))
+    threads = None
+    if kind == "cpu":  # fixed when JAX started: one thread with the single-threaded Eigen flag, else all cores
+        threads = 1 if "--xla_cpu_multi_thread_eigen=false" in flags else os.cpu_count()
+    return Environment("jax", jax.__version__, kind, name, len(devs), memory, None, runtime, threads,
+                       extra=tuple(extra))
+
+
+#: XLA_FLAGS that make JAX's CPU backend use one thread (set before JAX starts).
+JAX_ONE_THREAD_FLAGS = "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
 
 
 def default_reps(env: Environment | None) -> tuple[int, int]:
@@ -268,5 +278,5 @@ def default_reps(env: Environment | None) -> tuple[int, int]:
 
 
 
-__all__ = ["CPU_REPS", "CPU_WARMUP", "DEFAULT_REPS", "DEFAULT_WARMUP", "Environment", "default_reps",
+__all__ = ["CPU_REPS", "CPU_WARMUP", "DEFAULT_REPS", "DEFAULT_WARMUP", "Environment", "JAX_ONE_THREAD_FLAGS", "default_reps",
            "jax_environment", "nvidia_smi", "short", "torch_device", "torch_environment"]
