@@ -404,5 +404,7 @@ def test_lab_answers_stay_hidden_everywhere(path):
             problems.append(f"{where}: JupyterLab에서도 접히도록 `jupyter.source_hidden`과 `jupyter.outputs_hidden`을 true로 둡니다")
         if c.get("outputs"):
             problems.append(f"{where}: 저장된 출력이 있습니다. Colab은 저장된 출력을 그대로 보여 주므로 출력을 지웁니다")
+        if "nbval-ignore-output" not in meta.get("tags", []):
+            problems.append(f"{where}: 저장된 출력이 없으니 nbval이 실행 결과와 비교하지 않도록 태그 `nbval-ignore-output`을 더합니다")
     assert not problems, (
         f"{rel(path)}의 해설 셀이 어딘가에서 펼쳐진 채로 보입니다:\n  - " + "\n  - ".join(problems) + f"\n{see('lab')}")
