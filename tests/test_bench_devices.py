@@ -100,6 +100,18 @@ def test_default_nbytes_is_four_llc_on_cpu(monkeypatch):
     assert bandwidth.default_nbytes("cpu") == 1201 * 2**20
 
 
+@pytest.mark.parametrize("name, key", [("NVIDIA H100 80GB HBM3", "h100-sxm"), ("NVIDIA H100 PCIe", "h100-pcie"),
+                                       ("NVIDIA H200", "h200"), ("NVIDIA A100-SXM4-40GB", "a100-sxm4-40gb"),
+                                       ("NVIDIA A100-SXM4-80GB", "a100-80gb"), ("TPU v5 lite", "tpu-v5e"),
+                                       ("Tesla T4", None), ("Intel(R) Xeon(R) Processor", None)])
+def test_catalog_key(name, key):
+    assert target.catalog_key(name) == key
+    if key is not None:
+        from xpucalc import devices
+
+        assert key in devices.keys()
+
+
 def test_default_reps_bounds():
     assert target.default_reps(0.1) == 10          # 1 s / 0.1 s
     assert target.default_reps(10.0) == target.MIN_REPS
@@ -496,3 +508,25 @@ def test_plots_draw_their_data():
     with pytest.raises(ValueError, match="roofs"):
         plots.measured_roofline_plot([], {})
     matplotlib.pyplot.close("all")
+
+
+# --------------------------------------------------------------------------- the stored CPU reference (read by the book)
+
+def test_cpu_reference_data_is_consistent():
+    from xpucalc.bench import cpu_reference
+
+    ref = cpu_reference.load()
+    assert ref.evidence == "CPU 동작 확인" and len(ref.date) == 10 and "load average" in ref.conditions
+    big = ref.stream_result("triad")
+    assert big.nbytes >= 4 * ref.machine["llc_bytes"] and big.bytes_moved == 3 * big.nbytes and big.verified
+    assert ref.stream_result("copy").bytes_moved == 2 * ref.stream_result("copy").nbytes
+    assert 3 * ref.stream_result("triad", in_cache=True).nbytes <= ref.machine["llc_bytes"]
+    dram, cache = ref.roofs()
+    assert dram.peak_flops == cache.peak_flops == ref.gemm_fp32_best_flops
+    assert dram.bandwidth == pytest.approx(big.bytes_per_s)
+    assert [p.m for p in ref.layer] == list(sweep.DEFAULT_MS)
+    sizes = [r.size_bytes for r in ref.allreduce]
+    assert sizes == sorted(sizes) and sizes[0] == 2**10 and sizes[-1] >= 64 * 2**20
+    assert all(r.correct and r.world_size == 2 and r.backend == "gloo" for r in ref.allreduce)
+    assert set(ref.targets) == {"copy_over_numpy", "gemm_over_torch_benchmark", "allreduce_fit_r2_median",
+                                "allreduce_fit_r2_p10"}

@@ -7,18 +7,18 @@ from typing import Any
 import numpy as np
 
 from ..device import Device
-from ..plot import setup_korean_font
+from ..plot import COLUMN_WIDTH_IN, MIN_FONT_PT, setup_korean_font
 from ..units import GB, GFLOPS, TFLOPS
 
 _MARKERS = ("o", "s", "^", "D", "v", "P")
 
 
-def _axes(ax: Any, size: tuple[float, float] = (7.5, 4.6)) -> Any:
+def _axes(ax: Any, height: float = 4.4) -> Any:
     import matplotlib.pyplot as plt
 
     setup_korean_font()
     if ax is None:
-        _, ax = plt.subplots(figsize=size)
+        _, ax = plt.subplots(figsize=(COLUMN_WIDTH_IN, height))
     return ax
 
 
@@ -43,13 +43,13 @@ def bandwidth_plot(results: Sequence[Any], caches: Mapping[str, float] | None = 
                     label=f"{kind} (최고)")
     for j, (label, nbytes) in enumerate((caches or {}).items()):
         ax.axvline(nbytes / 2**20, color="gray", ls="--", lw=1)
-        ax.text(nbytes / 2**20, ax.get_ylim()[1] * (0.95 - 0.07 * j), f" {label}", fontsize=8, color="gray",
+        ax.text(nbytes / 2**20, ax.get_ylim()[1] * (0.95 - 0.07 * j), f" {label}", fontsize=MIN_FONT_PT, color="gray",
                 va="top")
     ax.set_xlabel("배열 하나의 크기 (MiB)")
     ax.set_ylabel("대역폭 (GB/s, STREAM 방식으로 센 바이트)")
     ax.set_title(title)
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=MIN_FONT_PT)
     return ax
 
 
@@ -66,7 +66,7 @@ def measured_roofline_plot(roofs: Sequence[Device], points: Mapping[str, Sequenc
     """
     if not roofs:
         raise ValueError("roofs must hold at least one measured roof (a Device)")
-    ax = _axes(ax, (7.5, 5.0))
+    ax = _axes(ax, 5.2)
     all_i = [i for pts in points.values() for i, _ in pts] + [d.ridge_point for d in roofs]
     if spec is not None:
         all_i.append(spec.ridge_point)
@@ -79,7 +79,7 @@ def measured_roofline_plot(roofs: Sequence[Device], points: Mapping[str, Sequenc
     first = roofs[0]
     ax.axvline(first.ridge_point, color="gray", ls=":", lw=1)
     ax.annotate(f"측정 분기점 {first.ridge_point:.3g} FLOP/B", (first.ridge_point, first.peak_flops / unit),
-                textcoords="offset points", xytext=(6, -14), fontsize=8)
+                textcoords="offset points", xytext=(6, -14), fontsize=MIN_FONT_PT)
     if spec is not None:
         ax.loglog(xs, np.minimum(spec.peak_flops, spec.bandwidth * xs) / unit, ls="--", color="black", lw=1.2,
                   label=f"문서 확인 지붕: {spec.name}")
@@ -91,7 +91,7 @@ def measured_roofline_plot(roofs: Sequence[Device], points: Mapping[str, Sequenc
     ax.set_ylabel(f"성능 ({unit_label})")
     ax.set_title(title)
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7, loc="lower right")
+    ax.legend(fontsize=MIN_FONT_PT, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=1, frameon=False)
     return ax
 
 
@@ -127,7 +127,7 @@ def collective_time_plot(rows: Sequence[Any], fit: Any = None, formula_s: Sequen
     ax.set_ylabel("시간 (ms)")
     ax.set_title(title)
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=MIN_FONT_PT, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=1, frameon=False)
     return ax
 
 
@@ -145,7 +145,7 @@ def busbw_plot(rows: Sequence[Any], ax: Any = None, title: str = "버스 대역�
     ax.set_ylabel("busbw (GB/s)")
     ax.set_title(title)
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=MIN_FONT_PT)
     return ax
 
 
