@@ -160,10 +160,11 @@ def test_new_week_refuses_missing_arguments(copy):
 
 
 def test_scaffolded_week_builds_strictly(copy):
-    """The new week alone (its index as the root), so the build executes four pages, not the whole book."""
+    """The new week alone (its index as the root) and the new lab, so the build executes four pages, not the book."""
     week = f"book/week{WEEK:02d}"
     toc = {"format": "jb-book", "root": f"{week}/index",
-           "chapters": [{"file": f"{week}/{name}"} for name in ("topic-1", "exercises", "study-guide")]}
+           "chapters": [{"file": f"{week}/{name}"} for name in ("topic-1", "exercises", "study-guide")]
+           + [{"file": f"labs/{LAB_NAME}"}]}  # the lab too: not executed, its stored outputs are rendered
     (copy / "_toc.scaffold.yml").write_text(yaml.safe_dump(toc, allow_unicode=True), encoding="utf-8")
     t0 = time.perf_counter()
     proc = _run(copy, JB, "build", ".", "--toc", "_toc.scaffold.yml",
@@ -174,6 +175,8 @@ def test_scaffolded_week_builds_strictly(copy):
     assert {p.name for p in html.glob("*.html")} >= {"index.html", "topic-1.html", "exercises.html", "study-guide.html"}
     ex = (html / "exercises.html").read_text(encoding="utf-8")
     assert "solution" in ex and "dropdown" in ex and "{glue" not in ex
+    lab = (copy / "_scaffold_build" / "_build" / "html" / "labs" / f"{LAB_NAME}.html").read_text(encoding="utf-8")
+    assert "colab-badge.svg" in lab and f"labs/{LAB_NAME}.ipynb" in lab
 
 
 def test_scaffolded_week_passes_the_chapter_and_conventions_tests(copy):
