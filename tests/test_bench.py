@@ -222,7 +222,6 @@ def _check_ok(r, framework, path, precision):
     assert r.first_call_s > 0 and r.device.median_s > 0 and r.with_transfer.median_s > 0
     assert r.device.n == 4 and r.with_transfer.n == 4
     assert r.accuracy_first.passed and r.accuracy_last.passed
-    assert r.first_call_s >= r.device.min_s * 0.5  # the first call is never much faster than steady state
     assert r.achieved_flops == pytest.approx(r.workload.flops / r.device.median_s)
     assert r.effective_bandwidth == pytest.approx(r.workload.bytes / r.device.median_s)
 

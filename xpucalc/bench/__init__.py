@@ -2,15 +2,15 @@
 
 The package's layout is the harness:
 
-* :mod:`.timing` -- clocks, warm-up by time, interleaved rounds, statistics
+* ``timing`` -- clocks, warm-up by time, interleaved rounds, statistics
   (min, p10, median, IQR, noisy and bimodal flags); ``time_calls``.
-* :mod:`.cuda_timing` -- CUDA-event timers: per-call latency, back-to-back
+* ``cuda_timing`` -- CUDA-event timers: per-call latency, back-to-back
   time, CUDA-graph replay (kernel time), L2 flush.
-* :mod:`.torch_backend`, :mod:`.jax_backend` -- one runner per framework.
-* :mod:`.coldstart` -- the first call in a fresh process with empty compile caches.
-* :mod:`.accuracy` -- inputs, the float64 reference, tolerances.
-* :mod:`.environment` -- device, versions, compute capability, L2, clocks, driver.
-* :mod:`.results`, :mod:`.report`, :mod:`.grid` -- what a condition measured, tables, the grid.
+* ``torch_backend``, ``jax_backend`` -- one runner per framework.
+* ``coldstart`` -- the first call in a fresh process with empty compile caches.
+* ``accuracy`` -- inputs, the float64 reference, tolerances.
+* ``environment`` -- device, versions, compute capability, L2, clocks, driver.
+* ``results``, ``report``, ``grid`` -- what a condition measured, tables, the grid.
 
 Boundaries kept apart: **first call** (compile + first execution; one-time process
 setup measured on its own), **device-resident steady state** (on a GPU as three
@@ -33,7 +33,7 @@ from .environment import (CPU_REPS, CPU_WARMUP, DEFAULT_REPS, DEFAULT_WARMUP, En
                           jax_environment, torch_environment)
 from .grid import find, run_grid
 from .jax_backend import run_jax
-from .report import GPU_HEADERS, RESULT_HEADERS, gpu_table, result_row, results_table
+from .report import GPU_HEADERS, RESULT_HEADERS, gpu_table, result_record, result_row, results_table
 from .results import OK, UNSUPPORTED, BenchResult, GpuTimings, unsupported
 from .timing import (NOISY_THRESHOLD, NoisyTimingWarning, Timing, interleaved, is_bimodal, summarize, time_calls,
                      time_rounds, warm_up)
@@ -60,7 +60,8 @@ __all__ = [
     "Environment", "GPU_HEADERS", "GpuTimings", "NOISY_THRESHOLD", "NoisyTimingWarning", "OK", "PATHS",
     "PATH_LABELS", "PRECISIONS", "RESULT_HEADERS", "TOLERANCE", "Timing", "UNIT_ROUNDOFF", "UNSUPPORTED",
     "back_to_back", "check_accuracy", "compile_counters", "default_reps", "find", "gpu_table", "graph_replay",
-    "interleaved", "is_bimodal", "jax_environment", "make_inputs", "per_call", "reference_output", "result_row",
+    "interleaved", "is_bimodal", "jax_environment", "make_inputs", "per_call", "reference_output", "result_record",
+    "result_row",
     "results_table", "run_grid", "run_jax", "run_torch", "summarize", "time_calls", "time_calls_cuda",
     "time_rounds", "torch_environment", "unsupported", "warm_up",
     "AlphaBetaFit", "CollectiveRow", "GemmResult", "StreamResult", "allgather_sweep", "allreduce_sweep",

@@ -16,7 +16,7 @@ What each timer measures (the course's three GPU numbers):
 * :func:`graph_replay` -- the ``batch`` calls captured once in a CUDA graph; the
   replay between two events / ``batch`` is nearly pure GPU time.
 
-With ``flush`` (see :func:`l2_flusher`) each repetition first overwrites a
+With ``flush`` (see ``l2_flusher``) each repetition first overwrites a
 buffer of at least twice the L2 size, outside the timed interval
 (``triton.testing.do_bench`` does the same), so the data start in HBM.
 """
@@ -56,7 +56,7 @@ def per_call(fn: Callable[[], Any], reps: int, *, device: int = 0, flush: Callab
         fn: the call to time (enqueues GPU work), no arguments.
         reps: timed repetitions (>= 1). Warm up before (untimed).
         device: CUDA device index; events are recorded on its current stream.
-        flush: called before each repetition's start event (outside the interval), e.g. :func:`l2_flusher`.
+        flush: called before each repetition's start event (outside the interval), e.g. ``l2_flusher``.
         cuda: the CUDA module (``torch.cuda`` when None).
     """
     reps = check_count(reps, "reps", 1)
@@ -127,7 +127,7 @@ def graph_replay(graph: Any, reps: int, batch: int, *, device: int = 0, flush: C
     """Kernel time: each repetition ``[flush]; start; graph.replay(); end; wait``, / ``batch``, seconds per call.
 
     Args:
-        graph: from :func:`capture_graph` with the same ``batch``.
+        graph: from ``capture_graph`` with the same ``batch``.
         reps, device, flush, cuda: as in :func:`per_call`.
         batch: calls captured in the graph.
     """

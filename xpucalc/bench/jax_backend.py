@@ -71,7 +71,7 @@ def run_jax(path: str, precision: str, m: int, k: int = 1024, n: int = 1024, *, 
         m, k, n: X [m, k], W [k, n].
         platform: ``None`` (JAX's default backend), ``"cpu"``, ``"gpu"`` or ``"tpu"``.
         warmup, reps, seed, tolerance, noisy_threshold, rounds, warmup_s, cold_compile: as in
-            :func:`~xpucalc.bench.torch_backend.run_torch`. JAX's CPU thread count is fixed when JAX
+            :func:`~xpucalc.bench.run_torch`. JAX's CPU thread count is fixed when JAX
             starts (``XLA_FLAGS``); the environment records it.
         batch: calls per back-to-back group on an accelerator.
 

@@ -101,4 +101,43 @@ def gpu_table(results: Sequence[BenchResult], caption: str = "") -> Table:
     return t
 
 
-__all__ = ["GPU_HEADERS", "RESULT_HEADERS", "gpu_row", "gpu_table", "result_row", "results_table"]
+def timing_record(t: object) -> dict | None:
+    """A :class:`~xpucalc.bench.Timing` as plain numbers (seconds), for JSON; None stays None."""
+    if t is None:
+        return None
+    return {"median_s": t.median_s, "min_s": t.min_s, "p10_s": t.p10_s, "q1_s": t.q1_s, "q3_s": t.q3_s,
+            "n": t.n, "noisy": t.noisy, "bimodal": t.bimodal}
+
+
+def result_record(r: BenchResult) -> dict:
+    """One result as a JSON-ready dict: the condition, every timing (seconds), accuracy, environment, evidence."""
+    env = r.environment
+    g = r.gpu
+    return {
+        "framework": r.framework, "path": r.path, "precision": r.precision, "m": r.m, "k": r.k, "n": r.n,
+        "status": r.status, "reason": r.reason, "evidence": r.evidence,
+        "first_call_s": r.first_call_s, "first_call_cold_s": r.first_call_cold_s, "setup_s": r.setup_s,
+        "compile_cache_hit": r.compile_cache_hit, "recompiles": r.recompiles, "cudagraph_skips": r.cudagraph_skips,
+        "device": timing_record(r.device), "with_transfer": timing_record(r.with_transfer),
+        "with_transfer_pinned": timing_record(r.with_transfer_pinned),
+        "gpu": None if g is None else {
+            "per_call": timing_record(g.per_call), "back_to_back": timing_record(g.back_to_back),
+            "kernel": timing_record(g.kernel), "per_call_l2_cold": timing_record(g.per_call_l2_cold),
+            "kernel_l2_cold": timing_record(g.kernel_l2_cold), "per_call_host": timing_record(g.per_call_host),
+            "batch": g.batch, "flush_bytes": g.flush_bytes, "clock": g.clock},
+        "accuracy_first": None if r.accuracy_first is None else r.accuracy_first.max_abs_err,
+        "accuracy_last": None if r.accuracy_last is None else r.accuracy_last.max_abs_err,
+        "accuracy_passed": None if r.accuracy is None else r.accuracy.passed,
+        "settings": dict(r.settings), "warmup": r.warmup, "reps": r.reps, "rounds": r.rounds, "notes": list(r.notes),
+        "environment": None if env is None else {
+            "framework": env.framework, "framework_version": env.framework_version, "kind": env.kind,
+            "name": env.name, "count": env.count, "device_index": env.device_index,
+            "compute_capability": env.compute_capability, "l2_bytes": env.l2_bytes, "sm_clock_hz": env.sm_clock_hz,
+            "sm_clock_max_hz": env.sm_clock_max_hz, "driver": env.driver, "runtime": env.runtime,
+            "threads": env.threads, "python": env.python, "platform": env.platform, "date": env.date,
+            "caveats": list(env.caveats()), "extra": dict(env.extra)},
+    }
+
+
+__all__ = ["GPU_HEADERS", "RESULT_HEADERS", "gpu_row", "gpu_table", "result_record", "result_row", "results_table",
+           "timing_record"]

@@ -8,10 +8,10 @@ What :func:`run_torch` does, in order:
 2. runs the one-time process setup on its own (:func:`process_setup`), so it is
    not charged to whichever condition happens to run first;
 3. times the first call (compile included for ``torch.compile``) and checks its
-   output; optionally also a cold compile in a fresh process (:mod:`.coldstart`);
+   output; optionally also a cold compile in a fresh process (``coldstart``);
 4. steady state: on a CPU, device-resident and with-copies calls interleaved in
    rounds after a time-based warm-up; on a CUDA GPU, the three GPU numbers
-   (:mod:`.cuda_timing`), L2-warm and L2-cold, and pageable and pinned copies;
+   (``cuda_timing``), L2-warm and L2-cold, and pageable and pinned copies;
 5. checks the last timed output too, and reports recompiles and CUDA-graph skips.
 """
 from __future__ import annotations
@@ -205,10 +205,10 @@ def run_torch(path: str, precision: str, m: int, k: int = 1024, n: int = 1024, *
         m, k, n: X [m, k], W [k, n].
         device: ``"auto"`` (CUDA, else MPS, else CPU), ``"cuda"``, ``"cuda:1"``, ``"mps"`` or ``"cpu"``.
         warmup, reps: untimed and timed repetitions per boundary; None picks
-            :func:`~xpucalc.bench.environment.default_reps` (50 + 500 on an accelerator, 3 + 30 on a CPU).
-        seed: input seed (:func:`~xpucalc.bench.accuracy.make_inputs`).
+            :func:`~xpucalc.bench.default_reps` (50 + 500 on an accelerator, 3 + 30 on a CPU).
+        seed: input seed (:func:`~xpucalc.bench.make_inputs`).
         compile_mode: ``torch.compile`` mode (``"default"``, ``"reduce-overhead"``, ...).
-        tolerance: max-abs-error tolerance; None uses :data:`~xpucalc.bench.accuracy.TOLERANCE`.
+        tolerance: max-abs-error tolerance; None uses ``TOLERANCE``.
         noisy_threshold: IQR/median ratio above which a timing is flagged noisy.
         threads: CPU threads for the run (default 1; None: PyTorch's current setting), restored after.
         rounds: interleaved rounds on a CPU (None: one round per 5 repetitions).
@@ -217,7 +217,7 @@ def run_torch(path: str, precision: str, m: int, k: int = 1024, n: int = 1024, *
         batch: calls per back-to-back group and per CUDA graph (GPU).
 
     Returns:
-        a :class:`~xpucalc.bench.results.BenchResult`; ``status="unsupported"`` with a reason when torch,
+        a :class:`~xpucalc.bench.BenchResult`; ``status="unsupported"`` with a reason when torch,
         the device, the dtype or the compiler is not available.
     """
     mm, kk, nn = validate(path, precision, m, k, n, warmup, reps, noisy_threshold)
