@@ -11,8 +11,9 @@ Loaded by ``site_setup``. Every rule here works for every page, so pages need no
    Colab's ``#@title 해설 보기: ...``) shows only its rendered output under "해설 보기 / 숨기기".
 3. **Figures** (images a cell outputs) get a caption and alt text from the section they stand in
    (or from the cell's ``mystnb.figure.caption`` / ``mystnb.image.alt`` metadata when a page gives one).
-4. **Exercises are numbered per page** ("문제 1", "문제 2", ... in page order), so a solution's
-   title matches the heading it sits under instead of a book-wide running number.
+4. **Exercises and figures are numbered per page** ("문제 1", "문제 2", "그림 1", ... in page order),
+   so a solution's title ("문제 1 풀이") matches the heading it sits under instead of a book-wide
+   running number.
 5. **Korean UI strings** that the themes leave in English (tooltips, aria labels, placeholder,
    footer) are replaced in the written HTML; sphinx-copybutton gets Korean messages.
 """
@@ -112,13 +113,17 @@ def _doctree_read(app: Sphinx, doctree: nodes.document) -> None:
 
 
 # ---------------------------------------------------------------- 4. exercise numbers
+PER_PAGE = ("exercise", "figure")  # numbered 1, 2, ... on each page, not through the whole book
+
+
 def _number_exercises_per_page(env) -> None:
-    """Renumber every page's exercises 1, 2, ... in page order (idempotent)."""
+    """Renumber every page's exercises and figures 1, 2, ... in page order (idempotent)."""
     for figs in env.toc_fignumbers.values():
-        numbers = figs.get("exercise")
-        if numbers:
-            order = sorted(numbers, key=lambda k: numbers[k])
-            figs["exercise"] = {k: (i + 1,) for i, k in enumerate(order)}
+        for kind in PER_PAGE:
+            numbers = figs.get(kind)
+            if numbers:
+                order = sorted(numbers, key=lambda k: numbers[k])
+                figs[kind] = {k: (i + 1,) for i, k in enumerate(order)}
 
 
 def _exercise_numbers(app: Sphinx, doctree: nodes.document, docname: str) -> None:
@@ -192,6 +197,12 @@ TEXT = {  # exact element text -> Korean
     '<span class="btn__text-container">.ipynb</span>': '<span class="btn__text-container">이 페이지 노트북(.ipynb)</span>',
     ">Contents<": ">차례<",
     ">By <": "><",
+    # myst-nb's execution table (status page)
+    '<th class="head"><p>Document</p></th>': '<th class="head"><p>문서</p></th>',
+    '<th class="head"><p>Modified</p></th>': '<th class="head"><p>수정 시각</p></th>',
+    '<th class="head"><p>Method</p></th>': '<th class="head"><p>실행 방식</p></th>',
+    '<th class="head"><p>Run Time (s)</p></th>': '<th class="head"><p>실행 시간 (s)</p></th>',
+    '<th class="head"><p>Status</p></th>': '<th class="head"><p>결과</p></th>',
 }
 _TD = re.compile(r"<td[^>]*>.*?</td>", re.S)
 _DATE = re.compile(r"(?<![\w-])(\d{4}-\d{2}-\d{2})(?![\w-])")
