@@ -134,12 +134,13 @@ def log_ticks(ax, axis: str = "y"):
     Returns:
         the axes.
     """
-    from matplotlib.ticker import LogFormatterSciNotation, LogLocator
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
     if axis not in ("x", "y", "both"):
         raise ValueError(f"axis must be 'x', 'y' or 'both', not {axis!r}")
     for name in ("x", "y") if axis == "both" else (axis,):
         a = getattr(ax, f"{name}axis")
-        a.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
-        a.set_major_formatter(LogFormatterSciNotation(base=10, labelOnlyBase=False))
+        a.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0), numticks=30))
+        a.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))  # 0.2, 5, 1e+04
+        a.set_minor_formatter(NullFormatter())
     return ax
