@@ -7,8 +7,8 @@ compare with PyTorch on a GPU, use the PyTorch result's host-clock number
 (``gpu.per_call_host``), measured with the same clock.
 
 The first call runs after ``jax.clear_caches()`` with the persistent
-compilation cache disabled (and restored after), so it includes a compile that
-no earlier run can have cached; the cache settings in force are recorded.
+compilation cache disabled (for the whole run, restored after), so it includes a
+compile that no earlier run can have cached; the cache settings found are recorded.
 """
 from __future__ import annotations
 
@@ -114,6 +114,8 @@ def run_jax(path: str, precision: str, m: int, k: int = 1024, n: int = 1024, *, 
 
     jax.clear_caches()
     fn = jax.jit(layer) if path == "compiled" else layer
+    # the persistent cache stays off for the whole run: switching it back on changes JAX's config, which is part
+    # of the compile-cache key, and the first steady-state call would compile again
     with persistent_cache_disabled(jax) as settings:
         t0 = time.perf_counter()
         try:
@@ -122,34 +124,34 @@ def run_jax(path: str, precision: str, m: int, k: int = 1024, n: int = 1024, *, 
             what = "jax.jit 실패" if path == "compiled" else "실행 실패"
             return unsupported("jax", path, precision, mm, kk, nn, f"{what}: {reason(exc)}", env)
         first = time.perf_counter() - t0
-    cache_size = getattr(fn, "_cache_size", None)
-    after_first = cache_size() if (path == "compiled" and cache_size) else None
-    acc_first = check_accuracy(np.asarray(y.astype(jnp.float32)), y_ref, precision, tolerance)
-    label = f"jax {path} {precision} M={mm}"
+        cache_size = getattr(fn, "_cache_size", None)
+        after_first = cache_size() if (path == "compiled" and cache_size) else None
+        acc_first = check_accuracy(np.asarray(y.astype(jnp.float32)), y_ref, precision, tolerance)
+        label = f"jax {path} {precision} M={mm}"
 
-    device_call = LastOutput(lambda: fn(x, w, b).block_until_ready())
+        device_call = LastOutput(lambda: fn(x, w, b).block_until_ready())
 
-    def copies() -> Any:
-        return np.asarray(fn(jax.device_put(x_host, d), w, b))
+        def copies() -> Any:
+            return np.asarray(fn(jax.device_put(x_host, d), w, b))
 
-    notes: list[str] = list(env.caveats())
-    gpu = None
-    if env.kind == "cpu":
-        n_rounds = rounds if rounds is not None else max(1, min(reps, reps // 5))
-        s = interleaved({"device": device_call, "copies": copies}, warmup, reps, n_rounds, warmup_s=warmup_s)
-        dev_samples, xfer_samples = s["device"], s["copies"]
-        notes.append("CPU 실행: 호스트와 장치가 같아 '전송 포함'의 복사는 메모리 복사일 뿐입니다")
-    else:
-        n_rounds = 1
-        warm_up(device_call, min_time_s=warmup_s, min_calls=warmup)
-        dev_samples = time_calls(device_call, 0, reps)
-        xfer_samples = time_calls(copies, warmup, reps)
-        gpu = GpuTimings(summarize(dev_samples, noisy_threshold, label=f"{label} (호출 1회)"),
-                         summarize(_back_to_back(lambda: fn(x, w, b), max(2, reps // batch), batch),
-                                   noisy_threshold, label=f"{label} (연속 호출)"), batch=batch, clock="host")
-        notes.append("JAX 시간은 호스트 시계(perf_counter + block_until_ready)로 잽니다: PyTorch와 비교할 때는 "
-                     "PyTorch의 호스트 시계 값(호출 1회, 호스트 시계)을 쓰십시오")
-    acc_last = check_accuracy(np.asarray(device_call.value.astype(jnp.float32)), y_ref, precision, tolerance)
+        notes: list[str] = list(env.caveats())
+        gpu = None
+        if env.kind == "cpu":
+            n_rounds = rounds if rounds is not None else max(1, min(reps, reps // 5))
+            s = interleaved({"device": device_call, "copies": copies}, warmup, reps, n_rounds, warmup_s=warmup_s)
+            dev_samples, xfer_samples = s["device"], s["copies"]
+            notes.append("CPU 실행: 호스트와 장치가 같아 '전송 포함'의 복사는 메모리 복사일 뿐입니다")
+        else:
+            n_rounds = 1
+            warm_up(device_call, min_time_s=warmup_s, min_calls=warmup)
+            dev_samples = time_calls(device_call, 0, reps)
+            xfer_samples = time_calls(copies, warmup, reps)
+            gpu = GpuTimings(summarize(dev_samples, noisy_threshold, label=f"{label} (호출 1회)"),
+                             summarize(_back_to_back(lambda: fn(x, w, b), max(2, reps // batch), batch),
+                                       noisy_threshold, label=f"{label} (연속 호출)"), batch=batch, clock="host")
+            notes.append("JAX 시간은 호스트 시계(perf_counter + block_until_ready)로 잽니다: PyTorch와 비교할 때는 "
+                         "PyTorch의 호스트 시계 값(호출 1회, 호스트 시계)을 쓰십시오")
+        acc_last = check_accuracy(np.asarray(device_call.value.astype(jnp.float32)), y_ref, precision, tolerance)
     recompiles = None
     if after_first is not None:
         recompiles = cache_size() - after_first

@@ -8,7 +8,7 @@ from ..units import GB, MS, TFLOPS, US
 from .results import BenchResult
 
 RESULT_HEADERS = ["실행 경로", "정밀도", "M", "산술 강도 I (FLOP/B)", "최초 1회 (ms)", "장치 상주 중앙값 (ms)",
-                  "IQR/중앙값", "전송 포함 중앙값 (ms)", "전송 포함/장치 상주", "처리율 (TFLOP/s)",
+                  "장치 상주 최소 · p10 (ms)", "IQR/중앙값", "전송 포함 중앙값 (ms)", "전송 포함/장치 상주", "처리율 (TFLOP/s)",
                   "유효 대역폭 (GB/s)", "최대 절대 오차 (판정)", "재컴파일", "장치", "근거"]
 
 GPU_HEADERS = ["실행 경로", "정밀도", "M", "호출 1회 지연 (µs)", "연속 호출 (µs/회)", "커널: CUDA 그래프 (µs/회)",
@@ -33,11 +33,12 @@ def result_row(r: BenchResult) -> list[str]:
     head = [r.path_label, r.precision.upper(), str(r.m), f"{r.workload.intensity:.2f}"]
     if not r.ok:
         dev = r.environment.label() if r.environment else "—"
-        return head + ["미지원", "—", "—", "—", "—", "—", "—", f"미지원: {r.reason}", "—", dev, r.evidence]
+        return head + ["미지원", "—", "—", "—", "—", "—", "—", "—", f"미지원: {r.reason}", "—", dev, r.evidence]
     assert r.device is not None and r.with_transfer is not None and r.accuracy is not None
     recompiles = "해당 없음" if r.recompiles is None else f"{r.recompiles}회"
     ratio = r.transfer_ratio
-    return head + [_ms(r.first_call_s, 3), _ms(r.device.median_s), r.device.spread_label(),
+    return head + [_ms(r.first_call_s, 3), _ms(r.device.median_s),
+                   f"{_ms(r.device.min_s)} · {_ms(r.device.p10_s)}", r.device.spread_label(),
                    _ms(r.with_transfer.median_s), "—" if ratio is None else f"{ratio:.2f}",
                    f"{(r.achieved_flops or 0) / TFLOPS:.3f}", f"{(r.effective_bandwidth or 0) / GB:.1f}",
                    f"{r.accuracy.max_abs_err:.2e} ({r.accuracy.verdict})", recompiles,
