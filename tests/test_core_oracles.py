@@ -461,17 +461,18 @@ def test_template_and_html_exactly():
     got = _html_structure(t.to_html())
     assert got["rows"] == [["a", "b"], ["1", "2"], ["3", "4"]]
     assert got["caption"] == ["c"] and got["notes"] == ["n1", "n2"]
+    assert got["shown"] == ["c"]                    # the copy shown above the scroll box (phones)
     assert got["stray"] == []                       # no text outside cells, caption and notes
     assert "overflow-x:auto" in t.to_html()
     bare = _html_structure(Table(["a"]).to_html())
-    assert bare == {"rows": [["a"]], "caption": [], "notes": [], "stray": []}
+    assert bare == {"rows": [["a"]], "caption": [], "notes": [], "stray": [], "shown": []}
 
 
 def _html_structure(markup: str) -> dict[str, list]:
     """Rows of cell texts, caption text, note items and any text outside them (a second reading of the HTML)."""
     from html.parser import HTMLParser
 
-    out: dict[str, list] = {"rows": [], "caption": [], "notes": [], "stray": []}
+    out: dict[str, list] = {"rows": [], "caption": [], "notes": [], "stray": [], "shown": []}
 
     class P(HTMLParser):
         where: list[str] = []
@@ -481,6 +482,8 @@ def _html_structure(markup: str) -> dict[str, list]:
                 out["rows"].append([])
             if tag in ("td", "th", "caption", "li", "p"):
                 self.where.append(tag)
+            if tag == "p":  # the caption shown above the scroll box
+                out["shown"].append("")
 
         def handle_endtag(self, tag):
             if tag in ("td", "th", "caption", "li", "p") and self.where:
@@ -494,6 +497,8 @@ def _html_structure(markup: str) -> dict[str, list]:
                 out["caption"].append(data)
             elif w == "li":
                 out["notes"].append(data)
+            elif w == "p":
+                out["shown"][-1] += data
             elif w is None and data.strip():
                 out["stray"].append(data)
 
