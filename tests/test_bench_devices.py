@@ -530,3 +530,16 @@ def test_cpu_reference_data_is_consistent():
     assert all(r.correct and r.world_size == 2 and r.backend == "gloo" for r in ref.allreduce)
     assert set(ref.targets) == {"copy_over_numpy", "gemm_over_torch_benchmark", "allreduce_fit_r2_median",
                                 "allreduce_fit_r2_p10"}
+
+
+def test_jax_path_runs_stream_gemm_and_layer():
+    pytest.importorskip("jax")
+    s = bench.stream("triad", 2**16, "jax:cpu", reps=2, warmup_s=0.01)
+    assert s.framework == "jax" and s.threads is None and s.verified and s.bytes_moved == 3 * 2**16
+    g = bench.gemm(16, 24, 8, "fp32", "jax:cpu", reps=2, warmup_s=0.01)
+    assert g.ok and g.accurate and g.framework == "jax" and g.flops == 2 * 16 * 24 * 8
+    assert not bench.gemm(16, 16, 16, "fp8", "jax:cpu").ok
+    p = bench.layer_sweep((2,), 32, 16, device="jax:cpu", reps=2, warmup_s=0.01)[0]
+    assert p.workload.flops == 2 * 2 * 32 * 16 and p.threads is None
+    with pytest.raises(ValueError, match="threads"):
+        bench.stream("copy", 2**16, "jax:cpu", threads=2)
