@@ -8,6 +8,7 @@ import re
 import pytest
 
 from xpucalc import devices, evidence, interconnect, memory
+from xpucalc._data import load_json
 from xpucalc.device import Device
 
 GIB = 2**30
@@ -180,6 +181,13 @@ def test_conflicts_are_real_disagreements():
     assert devices.conflicts("h100-sxm", "bandwidth") == []
     with pytest.raises(ValueError, match="field"):
         devices.conflicts("b200", "peak")
+
+
+def test_conflicts_of_an_extra_figure_come_from_source_conflicts_json():
+    ici = devices.extra("tpu-v5e", "ICI bandwidth per chip (bidirectional)")
+    (c,) = devices.conflicts("tpu-v5e", "ICI bandwidth per chip (bidirectional)")
+    assert ici["value"] == 400e9 and c["value"] == 1600e9 / 8  # '1600 Gbps' = 200 GB/s
+    assert c["source"] in load_json("source_conflicts.json")["sources"]
 
 
 # --- corrected peaks -----------------------------------------------------------------------------------------------

@@ -146,15 +146,26 @@ def runtime_memory(key: str) -> dict[str, Any] | None:
 
 
 def conflicts(key: str, field: str) -> list[dict[str, Any]]:
-    """The documented figures that disagree with ``key``'s ``field`` (``"bandwidth"``, ``"memory"``, ...).
+    """The documented figures that disagree with one figure of ``key``.
 
-    The catalog keeps the value used for calculations in ``field`` and every disagreeing
-    document as an ``extra`` figure with ``conflicts_with: field``; this returns those extras
-    (an empty list when the sources agree).
+    Args:
+        key: catalog key.
+        field: ``"memory"``, ``"bandwidth"`` or ``"tdp"``, or the label of an ``extra``
+            figure (e.g. ``"ICI bandwidth per chip (bidirectional)"``).
+
+    The catalog keeps the value used for calculations in place and every disagreeing
+    document as a figure with ``conflicts_with`` naming it: an ``extra`` entry of the
+    device in ``devices.json``, or an entry of ``source_conflicts.json``. This returns
+    both kinds (an empty list when the sources agree).
     """
-    if field not in ("memory", "bandwidth", "tdp"):
-        raise ValueError(f"field must be 'memory', 'bandwidth' or 'tdp', got {field!r}")
-    return [f for f in entry(key).get("extra", []) if f.get("conflicts_with") == field]
+    e = entry(key)
+    labels = {f.get("label") for f in e.get("extra", [])}
+    if field not in ("memory", "bandwidth", "tdp") and field not in labels:
+        raise ValueError(f"field must be 'memory', 'bandwidth', 'tdp' or an extra label of {key}, got {field!r}")
+    found = [f for f in e.get("extra", []) if f.get("conflicts_with") == field]
+    found += [c for c in load_json("source_conflicts.json")["conflicts"]
+              if c.get("device") == key and c.get("conflicts_with") == field]
+    return found
 
 
 def extra(key: str, label: str) -> dict[str, Any]:
