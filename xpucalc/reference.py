@@ -321,8 +321,11 @@ def floor_gaps(runs: Sequence[ReferenceRun] | None = None) -> list[FloorGap]:
     return [floor_gap(r) for r in (load() if runs is None else runs)]
 
 
-FLOOR_HEADERS = ["장치", "실행 경로", "정밀도", "M", "잰 값: 호출 1회 중앙값 (µs)", "루프라인 하한 (µs)",
-                 "하한을 정한 항", "잰 값 / 하한 (배)", "Q_min / 잰 값 ÷ 사양 대역폭", "근거"]
+FLOOR_HEADERS = ["장치 · 경로", "정밀도, M", "잰 값: 호출 1회 중앙값 (µs)", "루프라인 하한 (µs)", "잰 값 / 하한 (배)",
+                 "하한을 정한 항", "Q_min / 잰 값 ÷ 사양 대역폭", "근거"]
+
+#: Short device names for narrow tables and plot labels.
+SHORT_NAMES: dict[str, str] = {"a100-sxm4-40gb": "A100", "tpu-v5e": "TPU v5e"}
 
 
 def floor_table(runs: Sequence[ReferenceRun] | None = None, caption: str = "") -> Table:
@@ -330,13 +333,13 @@ def floor_table(runs: Sequence[ReferenceRun] | None = None, caption: str = "") -
     t = Table(list(FLOOR_HEADERS), caption=caption)
     for fg in floor_gaps(runs):
         r = fg.run
+        head = [f"{SHORT_NAMES.get(r.device_key, r.device)} · {r.path_label}", f"{r.precision.upper()}, M={r.m}",
+                f"{r.device_s / US:,.1f}"]
         if fg.floor_s is None:
-            t.add(r.device, r.path_label, r.precision.upper(), r.m, f"{r.device_s / US:,.1f}", "카탈로그에 없음",
-                  "—", "—", "—", r.evidence)
+            t.add(*head, "카탈로그에 없음", "—", "—", "—", r.evidence)
             continue
         share = fg.bandwidth_share
-        t.add(r.device, r.path_label, r.precision.upper(), r.m, f"{r.device_s / US:,.1f}", f"{fg.floor_s / US:,.2f}",
-              "메모리" if fg.bound == "memory" else "연산", f"{fg.gap:,.0f}",
+        t.add(*head, f"{fg.floor_s / US:,.2f}", f"{fg.gap:,.0f}", "메모리" if fg.bound == "memory" else "연산",
               "—" if share is None else f"{share:.1%}", f"{r.evidence} / {evidence.COMPUTED}")
     t.notes = ["하한 = max(F / 최대 연산 성능, Q_min / 메모리 대역폭), 카탈로그의 해당 정밀도 밀집(dense) 최대 성능과 "
                "대역폭으로 계산(분석 계산). 잰 값은 원자료의 장치 상주 중앙값(호출 1회, 실측).",
@@ -374,9 +377,8 @@ def plot_floor(runs: Sequence[ReferenceRun] | None = None, precision: str = "bf1
     ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     ax.yaxis.set_minor_formatter(NullFormatter())
     ax.set_ylim(min(floors) / 2, max(measured) * 6)
-    short = {"a100-sxm4-40gb": "A100", "tpu-v5e": "TPU v5e"}
     ax.set_xticks(x)
-    ax.set_xticklabels([f"{short.get(fg.run.device_key, fg.run.device)}\n{fg.run.path_label}\nM={fg.run.m}"
+    ax.set_xticklabels([f"{SHORT_NAMES.get(fg.run.device_key, fg.run.device)}\n{fg.run.path_label}\nM={fg.run.m}"
                         for fg in gaps], fontsize=8)
     ax.set_ylabel("시간 (µs, 로그 축)")
     ax.set_title(f"{precision.upper()}: 잰 시간과 루프라인 하한")
@@ -396,6 +398,6 @@ def throughput_drop(big: ReferenceRun, small: ReferenceRun) -> float:
     return (big.workload.flops / big.device_s) / (small.workload.flops / small.device_s)
 
 
-__all__ = ["BOUNDARIES", "COLUMNS", "FLOOR_HEADERS", "FloorGap", "ReferenceRun", "TABLE_HEADERS", "floor_gap",
+__all__ = ["BOUNDARIES", "COLUMNS", "FLOOR_HEADERS", "FloorGap", "ReferenceRun", "SHORT_NAMES", "TABLE_HEADERS", "floor_gap",
            "floor_gaps", "floor_table", "get", "load", "plot_beside", "plot_floor", "table", "throughput_drop",
            "transfer_ratios"]
