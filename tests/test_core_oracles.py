@@ -231,6 +231,21 @@ def test_mfu_divides_by_every_device(n_params, tok_s, n_dev, peak, expected):
     assert llm.mfu(n_params, tok_s, n_dev, peak) == pytest.approx(expected)
 
 
+def test_mfu_refuses_impossible_inputs_by_name():
+    from xpucalc import llm
+
+    # the exercise that once printed 156 %: 6 x 13e9 x 4e5 = 3.12e16 over 64 x 312e12 = 1.9968e16 -> 1.5625
+    with pytest.raises(ValueError, match=r"^MFU would be 1\.56\d \(> 1, faster than the peak\): check tokens_per_s,"):
+        llm.mfu(13e9, 4e5, 64, 312e12)
+    assert llm.mfu(13e9, 1e5, 64, 312e12) == pytest.approx(7.8e15 / 1.9968e16)  # 0.39: the corrected exercise
+    with pytest.raises(ValueError, match=r"^n_devices must be a whole number >= 1"):
+        llm.mfu(1e9, 1e4, 0, 300e12)
+    with pytest.raises(ValueError, match=r"^peak_flops must be > 0"):
+        llm.mfu(1e9, 1e4, 1, 0)
+    with pytest.raises(ValueError, match=r"^tokens_per_s must be > 0"):
+        llm.mfu(1e9, -1, 1, 300e12)
+
+
 # --- comparison table -----------------------------------------------------------------------------
 def test_missing_lists_every_empty_label_and_only_those():
     a, b = "A", "B"
