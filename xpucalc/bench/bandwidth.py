@@ -9,11 +9,11 @@ overwrites it) is *not* counted, as in STREAM; a CPU that cannot avoid it
 therefore reports less than its memory moves.
 
 ``nbytes`` is the size of **each** array. STREAM asks for arrays of at least
-four times all last-level cache together (:func:`default_nbytes` does that on
+four times all last-level cache together (``default_nbytes`` does that on
 a CPU; on a GPU it takes at least 1 GiB per array); smaller arrays measure a
-cache, which :func:`stream_sweep` shows on purpose.
+cache, which ``stream_sweep`` shows on purpose.
 
-Runs on PyTorch (CPU, CUDA, MPS) or JAX (TPU); see :mod:`xpucalc.bench.target`.
+Runs on PyTorch (CPU, CUDA, MPS) or JAX (TPU); see ``xpucalc.bench.target``.
 """
 from __future__ import annotations
 
@@ -55,7 +55,7 @@ class StreamResult:
     Attributes:
         kind: ``"copy"``, ``"scale"``, ``"add"`` or ``"triad"``.
         nbytes: size of each array, bytes.
-        bytes_moved: bytes counted per pass (:data:`ARRAYS_MOVED` x ``nbytes``).
+        bytes_moved: bytes counted per pass (``ARRAYS_MOVED`` x ``nbytes``).
         timing: seconds per pass (median, min, p10, IQR ...).
         threads: CPU threads PyTorch used (host threads on an accelerator; None for JAX).
         device: where it ran (``"cpu"``, ``"cuda:0"``, ``"tpu"``).
@@ -131,7 +131,7 @@ def available_memory_bytes(target: Target) -> float | None:
 def default_nbytes(device: str | Target = "auto") -> int:
     """Per-array size for a bandwidth measurement on ``device``, bytes.
 
-    CPU: four times all last-level cache (:func:`~xpucalc.bench.target.llc_bytes`), STREAM's rule.
+    CPU: four times all last-level cache (``xpucalc.bench.target.llc_bytes``), STREAM's rule.
     CUDA GPU: at least 1 GiB and four times the L2. TPU / other: 1 GiB.
     Rounded up to a whole MiB.
     """
@@ -204,7 +204,7 @@ class _Arrays:
         return self.last if self.target.framework == "jax" else self.dest
 
     def verified(self) -> bool:
-        """Every 4099th element (and the last) of the destination equals :data:`EXPECTED`."""
+        """Every 4099th element (and the last) of the destination equals ``EXPECTED``."""
         import numpy as np
 
         dest = self.destination()
@@ -225,9 +225,9 @@ def stream(kind: str, nbytes: int | None = None, device: str = "auto", *, thread
 
     Args:
         kind: ``"copy"`` (c = a), ``"scale"`` (b = s c), ``"add"`` (c = a + b) or ``"triad"`` (a = b + s c).
-        nbytes: size of **each** array, bytes (>= one element); None picks :func:`default_nbytes`.
+        nbytes: size of **each** array, bytes (>= one element); None picks ``default_nbytes``.
             copy and scale count 2 x nbytes per pass, add and triad 3 x nbytes.
-        device: ``"auto"``, ``"cpu"``, ``"cuda[:N]"``, ``"mps"``, ``"jax[:tpu]"`` (see :func:`~xpucalc.bench.target.resolve`).
+        device: ``"auto"``, ``"cpu"``, ``"cuda[:N]"``, ``"mps"``, ``"jax[:tpu]"`` (see ``xpucalc.bench.target.resolve``).
         threads: CPU threads (PyTorch CPU only; None: one thread, recorded in the result).
         reps: timed samples; None fills about ``target_s`` seconds (5 to 200 samples).
         inner: passes per sample; None makes each sample last >= 1 ms.
@@ -237,7 +237,7 @@ def stream(kind: str, nbytes: int | None = None, device: str = "auto", *, thread
         target_s: timed seconds to aim for when ``reps`` is None.
 
     Returns:
-        a :class:`StreamResult` (``.bytes_per_s`` from the median pass, ``.best_bytes_per_s`` from the fastest).
+        a ``StreamResult`` (``.bytes_per_s`` from the median pass, ``.best_bytes_per_s`` from the fastest).
 
     Raises:
         ValueError: bad ``kind``/``nbytes``/``dtype``/``reps``/``inner``, or arrays that would not fit in free memory.
@@ -292,8 +292,8 @@ def sweep_sizes(largest: int, smallest: int = 64 * 2**10, factor: int = 4) -> li
 
 def stream_sweep(kind: str, sizes: Sequence[int], device: str = "auto", *, target_s: float = 0.25,
                  **kwargs: Any) -> list[StreamResult]:
-    """:func:`stream` at each size of ``sizes`` (bytes per array), about ``target_s`` timed seconds each;
-    ``kwargs`` go to :func:`stream`."""
+    """``stream`` at each size of ``sizes`` (bytes per array), about ``target_s`` timed seconds each;
+    ``kwargs`` go to ``stream``."""
     if not sizes:
         raise ValueError("sizes must hold at least one array size in bytes")
     return [stream(kind, s, device, target_s=target_s, **kwargs) for s in sizes]
@@ -301,11 +301,11 @@ def stream_sweep(kind: str, sizes: Sequence[int], device: str = "auto", *, targe
 
 @dataclass(frozen=True)
 class CopyComparison:
-    """:func:`stream` copy and ``numpy.copyto`` on the same arrays, timed in interleaved rounds.
+    """``stream`` copy and ``numpy.copyto`` on the same arrays, timed in interleaved rounds.
 
     Attributes:
         nbytes: size of each array, bytes.
-        stream: seconds per copy with PyTorch (the kernel :func:`stream` times).
+        stream: seconds per copy with PyTorch (the kernel ``stream`` times).
         numpy: seconds per ``numpy.copyto`` of the same memory.
         threads: PyTorch CPU threads (numpy's copy is single-threaded).
     """
@@ -331,7 +331,7 @@ class CopyComparison:
 
 def compare_copy_with_numpy(nbytes: int | None = None, *, rounds: int = 5, reps_per_round: int = 1,
                             threads: int | None = None) -> CopyComparison:
-    """Time :func:`stream`'s CPU copy and ``numpy.copyto`` over the same two arrays, interleaved.
+    """Time ``stream``'s CPU copy and ``numpy.copyto`` over the same two arrays, interleaved.
 
     A second method for the same number: if the two disagree by much more than
     the difference between their loops (numpy's ``memcpy`` may use streaming

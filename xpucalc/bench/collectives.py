@@ -1,6 +1,6 @@
 """Collectives measured with ``torch.distributed``: all-reduce, all-gather, reduce-scatter.
 
-:func:`collective_sweep` starts ``world_size`` worker processes itself (``python -c`` calling
+``collective_sweep`` starts ``world_size`` worker processes itself (``python -c`` calling
 this module's ``_worker``, one per rank, a free TCP port on 127.0.0.1),
 waits for them with a time limit and always stops them: on success, on a
 worker error and on the time limit (the whole process group is killed).
@@ -91,7 +91,7 @@ class CollectiveRow:
 
     @property
     def busbw(self) -> float:
-        """algbw x :func:`busbw_factor`, bytes/s."""
+        """algbw x ``busbw_factor``, bytes/s."""
         return self.algbw * busbw_factor(self.op, self.world_size)
 
     @property
@@ -138,7 +138,7 @@ def _stop(procs: Sequence[subprocess.Popen[Any]]) -> None:
 def run_processes(commands: Sequence[Sequence[str]], envs: Sequence[dict[str, str]], timeout_s: float) -> list[str]:
     """Start one process per command, wait for all with a time limit, stop all of them whatever happens.
 
-    Returns each process's stderr. Raises :class:`CollectiveError` when one exits
+    Returns each process's stderr. Raises ``CollectiveError`` when one exits
     non-zero (the others are killed at once) or when ``timeout_s`` passes.
     """
     limit = positive(timeout_s, "timeout_s")
@@ -250,7 +250,7 @@ def collective_sweep(sizes: Sequence[int] = DEFAULT_SIZES, world_size: int = 2, 
 
 def allreduce_sweep(sizes: Sequence[int] = DEFAULT_SIZES, world_size: int = 2, backend: str = "gloo",
                     **kwargs: Any) -> list[CollectiveRow]:
-    """All-reduce rows (size_bytes, time_s, algbw, busbw) -- :func:`collective_sweep` with ``ops=("all_reduce",)``."""
+    """All-reduce rows (size_bytes, time_s, algbw, busbw) -- ``collective_sweep`` with ``ops=("all_reduce",)``."""
     return collective_sweep(sizes, world_size, backend, ops=("all_reduce",), **kwargs)
 
 
@@ -348,7 +348,7 @@ def compare_with_ring_formula(rows: Sequence[CollectiveRow], fit: AlphaBetaFit |
     """Measured all-reduce times beside ``xpucalc.llm.allreduce_time_s`` with the fitted bandwidth.
 
     For each row: ``measured_s``, ``fit_s`` (alpha + beta S), ``formula_s`` (the ring
-    formula 2(n-1)/n S / B with B = :meth:`AlphaBetaFit.ring_link_bandwidth`, no
+    formula 2(n-1)/n S / B with B = ``AlphaBetaFit.ring_link_bandwidth``, no
     latency term) and ``ratio`` = measured / formula.
     """
     from .. import llm

@@ -5,9 +5,9 @@ pages read ``xpucalc/data/cpu_reference_measurements.json``: STREAM copy/triad
 over arrays of four times the LLC (and one inside the cache), FP32 GEMM, the
 layer Y = ReLU(XW + b) over M, and a gloo all-reduce sweep, every timing with
 its samples. Evidence label: ``CPU 동작 확인`` (a CPU, with other jobs running
-on it; see ``conditions``). :func:`load` turns the file back into the result
-objects of :mod:`.bandwidth`, :mod:`.sweep` and :mod:`.collectives`;
-:func:`measure` re-makes it (``python -m xpucalc.bench.cpu_reference --write``).
+on it; see ``conditions``). ``load`` turns the file back into the result
+objects of ``.bandwidth``, ``.sweep`` and ``.collectives``;
+``measure`` re-makes it (``python -m xpucalc.bench.cpu_reference --write``).
 """
 from __future__ import annotations
 

@@ -44,7 +44,7 @@ class GemmResult:
 
     Attributes:
         m, k, n: A [m, k] x B [k, n].
-        precision: one of :data:`PRECISIONS`.
+        precision: one of ``PRECISIONS``.
         status: ``"ok"`` or ``"unsupported"``; reason: why unsupported (Korean).
         timing: seconds per multiply (None when unsupported).
         threads: CPU threads PyTorch used (host threads on an accelerator; None for JAX).
@@ -211,7 +211,7 @@ def gemm(m: int, k: int, n: int, precision: str = "fp32", device: str = "auto", 
     Args:
         m, k, n: A [m, k], B [k, n] (whole numbers >= 1).
         precision: ``"fp32"`` (TF32 off), ``"tf32"``, ``"bf16"``, ``"fp16"`` or ``"fp8"``.
-        device: see :func:`~xpucalc.bench.target.resolve` (``"auto"``, ``"cpu"``, ``"cuda:N"``, ``"jax:tpu"`` ...).
+        device: see ``xpucalc.bench.target.resolve`` (``"auto"``, ``"cpu"``, ``"cuda:N"``, ``"jax:tpu"`` ...).
         threads: PyTorch CPU threads (None: one; recorded in ``.threads``).
         reps: timed samples (None: about ``target_s`` seconds' worth, 5 to 200).
         inner: multiplies per sample (None: each sample lasts >= 2 ms).
@@ -220,7 +220,7 @@ def gemm(m: int, k: int, n: int, precision: str = "fp32", device: str = "auto", 
         target_s: timed seconds to aim for when ``reps`` is None.
 
     Returns:
-        a :class:`GemmResult` with ``.flops_per_s`` (median) and ``.best_flops_per_s`` (fastest call).
+        a ``GemmResult`` with ``.flops_per_s`` (median) and ``.best_flops_per_s`` (fastest call).
     """
     mm, kk, nn = positive_int(m, "m"), positive_int(k, "k"), positive_int(n, "n")
     prec = check_precision(precision)
@@ -277,7 +277,7 @@ def _jax_operands(m: int, k: int, n: int, precision: str, target: Target, seed: 
 
 
 def gemm_sweep(sizes: Sequence[int], precision: str = "fp32", device: str = "auto", **kwargs: Any) -> list[GemmResult]:
-    """Square GEMMs n x n x n for each n in ``sizes``; ``kwargs`` go to :func:`gemm`."""
+    """Square GEMMs n x n x n for each n in ``sizes``; ``kwargs`` go to ``gemm``."""
     if not sizes:
         raise ValueError("sizes must hold at least one matrix size")
     return [gemm(s, s, s, precision, device, **kwargs) for s in sizes]
@@ -285,10 +285,10 @@ def gemm_sweep(sizes: Sequence[int], precision: str = "fp32", device: str = "aut
 
 @dataclass(frozen=True)
 class GemmComparison:
-    """:func:`gemm` and ``torch.utils.benchmark`` timing ``torch.mm`` of the same shapes, alternated in rounds.
+    """``gemm`` and ``torch.utils.benchmark`` timing ``torch.mm`` of the same shapes, alternated in rounds.
 
     Attributes:
-        ours: seconds per multiply from :func:`gemm`, all rounds together.
+        ours: seconds per multiply from ``gemm``, all rounds together.
         torch_benchmark: ``blocked_autorange`` medians, one per round, seconds.
         flops: 2 m k n. threads: CPU threads both used.
     """
@@ -306,7 +306,7 @@ class GemmComparison:
 
 def compare_with_torch_benchmark(m: int, k: int, n: int, precision: str = "fp32", *, threads: int | None = None,
                                  rounds: int = 3, min_run_time_s: float = 0.3) -> GemmComparison:
-    """Time the same CPU GEMM with :func:`gemm` and ``torch.utils.benchmark.Timer``, alternately, ``rounds`` times."""
+    """Time the same CPU GEMM with ``gemm`` and ``torch.utils.benchmark.Timer``, alternately, ``rounds`` times."""
     import torch
     import torch.utils.benchmark as tb
 

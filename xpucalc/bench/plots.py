@@ -27,7 +27,7 @@ def bandwidth_plot(results: Sequence[Any], caches: Mapping[str, float] | None = 
     """GB/s (median, and best as a thin line) against the size of each array, one line per STREAM kind.
 
     Args:
-        results: :class:`~xpucalc.bench.bandwidth.StreamResult` objects (any kinds and sizes).
+        results: ``xpucalc.bench.bandwidth.StreamResult`` objects (any kinds and sizes).
         caches: label -> bytes of cache sizes to mark as vertical lines (e.g. ``{"L2": 2**21, "LLC": 3e8}``).
     """
     if not results:
@@ -59,7 +59,7 @@ def measured_roofline_plot(roofs: Sequence[Device], points: Mapping[str, Sequenc
     """Roofs min(peak, bandwidth x I) of ``roofs`` (measured) and of ``spec`` (documented, dashed), with points.
 
     Args:
-        roofs: measured roofs as :class:`~xpucalc.device.Device` (peak FLOP/s, bandwidth bytes/s); the first
+        roofs: measured roofs as ``xpucalc.device.Device`` (peak FLOP/s, bandwidth bytes/s); the first
             one's ridge point is marked.
         points: series label -> (intensity FLOP/byte, achieved FLOP/s) pairs.
         spec: the catalog's device, drawn dashed, when the run was on a catalogued accelerator.
@@ -101,8 +101,8 @@ def collective_time_plot(rows: Sequence[Any], fit: Any = None, formula_s: Sequen
     """Measured time per operation against size (log-log), with the α–β fit and the ring formula's times.
 
     Args:
-        rows: :class:`~xpucalc.bench.collectives.CollectiveRow` of one op.
-        fit: an :class:`~xpucalc.bench.collectives.AlphaBetaFit` (drawn as a line).
+        rows: ``xpucalc.bench.collectives.CollectiveRow`` of one op.
+        fit: an ``xpucalc.bench.collectives.AlphaBetaFit`` (drawn as a line).
         formula_s: the formula's time at each row's size (e.g. from ``compare_with_ring_formula``), seconds.
         extra_fits: label -> another fit to draw dotted (e.g. one made on the 10th-percentile times).
     """

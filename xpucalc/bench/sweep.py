@@ -1,14 +1,14 @@
 """The lab's layer Y = ReLU(XW + b) over M, its launch floor, and what the profiler says ran.
 
-* :func:`layer_sweep` -- the layer at M = 1 ... 8192 (W [k, n] fixed): time per
+* ``layer_sweep`` -- the layer at M = 1 ... 8192 (W [k, n] fixed): time per
   call (calls back to back, as a kernel's throughput), achieved FLOP/s and the
   intensity F / Q_min of each point, ready to plot on a roofline.
-* :func:`launch_overhead` -- for a small M, the three GPU numbers side by side:
+* ``launch_overhead`` -- for a small M, the three GPU numbers side by side:
   per-call latency (each call waited for alone), back-to-back time (``batch``
   calls between two events / ``batch``) and CUDA-graph replay (nearly pure
   kernel time). On a CPU the first two are measured and the graph is
-  unsupported; the CUDA calls go through :mod:`xpucalc.bench.cuda_timing`.
-* :func:`kernel_summary` -- ``torch.profiler`` over a few calls: kernel (GPU)
+  unsupported; the CUDA calls go through ``xpucalc.bench.cuda_timing``.
+* ``kernel_summary`` -- ``torch.profiler`` over a few calls: kernel (GPU)
   or operator (CPU) names and counts per call, and whether bias + ReLU ran
   inside the matrix-multiply kernel.
 """
@@ -114,7 +114,7 @@ def layer_sweep(ms: Sequence[int] = DEFAULT_MS, k: int = 1024, n: int = 1024, pr
     Args:
         ms: batch sizes M (whole numbers >= 1). k, n: W [k, n].
         precision: ``"fp32"`` or ``"bf16"``.
-        device: see :func:`~xpucalc.bench.target.resolve`.
+        device: see ``xpucalc.bench.target.resolve``.
         threads: PyTorch CPU threads (None: one).
         reps: samples per M (None: about ``target_s`` seconds' worth, at least 5).
         warmup_s: warm-up per M, seconds.
@@ -204,7 +204,7 @@ def launch_overhead(m: int = 1, k: int = 1024, n: int = 1024, precision: str = "
                     reps: int = 50, batch: int = 50, threads: int | None = None) -> LaunchOverhead:
     """Per-call vs back-to-back vs CUDA-graph time of the layer at a small ``m``.
 
-    On CUDA: :func:`cuda_three_numbers`. Elsewhere, in ``reps`` interleaved rounds:
+    On CUDA: ``cuda_three_numbers``. Elsewhere, in ``reps`` interleaved rounds:
     per call = one call and its wait; back to back = ``batch`` calls and one
     wait, / ``batch``; graph unsupported (there is no CUDA graph).
     """
@@ -273,7 +273,7 @@ class KernelSummary:
 
 
 def is_gemm(name: str) -> bool:
-    """True if a kernel or operator name looks like a matrix multiply (see :data:`GEMM_MARKERS`)."""
+    """True if a kernel or operator name looks like a matrix multiply (see ``GEMM_MARKERS``)."""
     low = name.lower()
     return any(mark in low for mark in GEMM_MARKERS)
 

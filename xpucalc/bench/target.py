@@ -1,11 +1,11 @@
 """Where a micro-benchmark runs and how its calls are timed: device, CPU threads, cache sizes.
 
-Shared by :mod:`~xpucalc.bench.bandwidth`, :mod:`~xpucalc.bench.matmul` and
-:mod:`~xpucalc.bench.sweep`. A :class:`Target` names the framework (PyTorch,
-or JAX for a TPU) and the device; :func:`time_kernel` times calls on it with
+Shared by ``xpucalc.bench.bandwidth``, ``xpucalc.bench.matmul`` and
+``xpucalc.bench.sweep``. A ``Target`` names the framework (PyTorch,
+or JAX for a TPU) and the device; ``time_kernel`` times calls on it with
 the right wait (none for PyTorch on a CPU, CUDA events for a GPU,
 ``block_until_ready`` for JAX), after a warm-up by time, and returns seconds
-per call. :func:`cache_sizes` reads the CPU caches from sysfs (``lscpu`` as a
+per call. ``cache_sizes`` reads the CPU caches from sysfs (``lscpu`` as a
 fallback), so that array sizes can be chosen *past* the last-level cache.
 
 torch and jax are imported only inside the functions that use them.
@@ -64,7 +64,7 @@ def _tpu_present() -> bool:
 
 
 def resolve(device: str = "auto") -> Target:
-    """The :class:`Target` of ``device``.
+    """The ``Target`` of ``device``.
 
     Args:
         device: ``"auto"`` (a CUDA GPU, else a TPU through JAX, else the CPU through PyTorch),
@@ -135,7 +135,7 @@ def environment_of(target: Target) -> Environment | None:
 def cpu_threads(target: Target, threads: int | None) -> Iterator[int | None]:
     """Set PyTorch's intra-op threads for the block and restore them after; yields the count used.
 
-    On a CPU, ``threads=None`` means :data:`DEFAULT_CPU_THREADS`. On an accelerator the host
+    On a CPU, ``threads=None`` means ``DEFAULT_CPU_THREADS``. On an accelerator the host
     threads are left as they are and their count is yielded. JAX cannot change its thread
     pool at run time: yields None (unknown) and refuses an explicit count.
     """
@@ -162,7 +162,7 @@ def cpu_threads(target: Target, threads: int | None) -> Iterator[int | None]:
 
 
 def default_reps(seconds_per_call: float, target_s: float = TARGET_TIMED_S) -> int:
-    """Timed calls that fill about ``target_s`` seconds, within [:data:`MIN_REPS`, :data:`MAX_REPS`]."""
+    """Timed calls that fill about ``target_s`` seconds, within [``MIN_REPS``, ``MAX_REPS``]."""
     if not seconds_per_call > 0:
         return MAX_REPS
     return int(min(MAX_REPS, max(MIN_REPS, math.ceil(target_s / seconds_per_call))))
@@ -180,7 +180,7 @@ def sync_for(target: Target) -> Callable[[Any], Any] | None:
 
 
 def wait_for(target: Target) -> Callable[[Any], Any]:
-    """A call that waits until the work behind an output is done (also for CUDA, unlike :func:`sync_for`)."""
+    """A call that waits until the work behind an output is done (also for CUDA, unlike ``sync_for``)."""
     if target.kind == "cuda" and target.framework == "torch":
         import torch
 
@@ -194,7 +194,7 @@ def calibrate(call: Callable[[], Any], target: Target, min_sample_s: float = 1e-
     """(calls per sample, seconds per call): two waited calls, the second timed.
 
     Calls per sample make one sample last at least ``min_sample_s``; the seconds per
-    call can go to :func:`time_kernel` as ``per_call_s``.
+    call can go to ``time_kernel`` as ``per_call_s``.
     """
     import time
 
@@ -207,11 +207,11 @@ def calibrate(call: Callable[[], Any], target: Target, min_sample_s: float = 1e-
 
 
 def inner_for(call: Callable[[], Any], target: Target, min_sample_s: float = 1e-3, limit: int = 10_000) -> int:
-    """Calls per timed sample so that one sample lasts at least ``min_sample_s`` (see :func:`calibrate`)."""
+    """Calls per timed sample so that one sample lasts at least ``min_sample_s`` (see ``calibrate``)."""
     return calibrate(call, target, min_sample_s, limit)[0]
 
 
-#: A call at least this long (seconds) is warm after the two calls of :func:`calibrate`.
+#: A call at least this long (seconds) is warm after the two calls of ``calibrate``.
 LONG_CALL_S = 0.05
 
 
@@ -223,17 +223,17 @@ def time_kernel(fn: Callable[[], Any], target: Target, reps: int | None = None, 
     Each sample covers ``inner`` calls issued back to back (one wait at the end)
     and is divided by ``inner``, so a short kernel is not drowned by the clock
     and the wait. On CUDA the samples are CUDA-event times of the group
-    (:func:`xpucalc.bench.cuda_timing.back_to_back`); elsewhere a
-    ``perf_counter`` interval that ends after the wait of :func:`sync_for`.
+    (``xpucalc.bench.cuda_timing.back_to_back``); elsewhere a
+    ``perf_counter`` interval that ends after the wait of ``sync_for``.
 
     Args:
         fn: one call of the kernel, no arguments.
-        target: from :func:`resolve`.
-        reps: samples (>= 1); None: enough for about ``target_s`` seconds (:func:`default_reps`).
+        target: from ``resolve``.
+        reps: samples (>= 1); None: enough for about ``target_s`` seconds (``default_reps``).
         inner: calls per sample (>= 1).
         warmup_s: warm up for at least this long, seconds (and until two windows agree).
-        per_call_s: seconds per call measured just before (:func:`calibrate`): used for ``reps=None``,
-            and a group of at least :data:`LONG_CALL_S` skips the warm-up (those calls warmed it).
+        per_call_s: seconds per call measured just before (``calibrate``): used for ``reps=None``,
+            and a group of at least ``LONG_CALL_S`` skips the warm-up (those calls warmed it).
         target_s: timed seconds to aim for when ``reps`` is None.
         cuda: the CUDA module (``torch.cuda`` when None); tests pass a fake.
     """
@@ -286,7 +286,7 @@ CATALOG_NAMES: tuple[tuple[tuple[str, ...], str], ...] = (
 
 
 def catalog_key(name: str) -> str | None:
-    """The spec-catalog key (:mod:`xpucalc.devices`) of a device name as the runtime reports it, or None.
+    """The spec-catalog key (``xpucalc.devices``) of a device name as the runtime reports it, or None.
 
     ``"NVIDIA H100 80GB HBM3"`` -> ``"h100-sxm"``, ``"TPU v5 lite"`` -> ``"tpu-v5e"``; a T4 or a CPU -> None.
     """
@@ -364,7 +364,7 @@ def _lscpu_caches() -> dict[int, CacheLevel]:
 
 
 def llc_bytes(sysfs: str | os.PathLike[str] = "/sys/devices/system/cpu") -> int:
-    """All last-level cache of the CPU together (every instance), bytes; :data:`FALLBACK_LLC_BYTES` if unknown.
+    """All last-level cache of the CPU together (every instance), bytes; ``FALLBACK_LLC_BYTES`` if unknown.
 
     STREAM's rule asks each array to be at least four times this.
     """
