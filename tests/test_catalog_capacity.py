@@ -3,12 +3,12 @@ source conflicts, the corrected peaks and the memory-type and interconnect rows.
 
 Golden values are written out by hand (the derivation is in the comment), not read back from the catalog.
 """
+import pathlib
 import re
 
 import pytest
 
 from xpucalc import devices, evidence, interconnect, memory
-from xpucalc._data import load_json
 from xpucalc.device import Device
 
 GIB = 2**30
@@ -36,8 +36,9 @@ def test_every_figure_has_the_full_schema(key, field, fig):
     assert fig["evidence"] in evidence.LABELS
     assert DATE.match(fig["checked"])
     assert fig["source"] in devices.catalog()["sources"]
-    if fig.get("conflicts_with") is not None:
-        assert fig["conflicts_with"] in ("memory", "bandwidth", "tdp")
+    if fig.get("conflicts_with") is not None:  # a main field or the label of another extra of the same device
+        labels = {f["label"] for f in devices.entry(key).get("extra", [])} - {fig.get("label")}
+        assert fig["conflicts_with"] in {"memory", "bandwidth", "tdp"} | labels
 
 
 def test_every_memory_says_whether_it_is_binary():
@@ -181,13 +182,71 @@ def test_conflicts_are_real_disagreements():
     assert devices.conflicts("h100-sxm", "bandwidth") == []
     with pytest.raises(ValueError, match="field"):
         devices.conflicts("b200", "peak")
+    with pytest.raises(KeyError, match="known keys"):
+        devices.conflicts("tpu-v9", "bandwidth")
 
 
-def test_conflicts_of_an_extra_figure_come_from_source_conflicts_json():
-    ici = devices.extra("tpu-v5e", "ICI bandwidth per chip (bidirectional)")
-    (c,) = devices.conflicts("tpu-v5e", "ICI bandwidth per chip (bidirectional)")
-    assert ici["value"] == 400e9 and c["value"] == 1600e9 / 8  # '1600 Gbps' = 200 GB/s
-    assert c["source"] in load_json("source_conflicts.json")["sources"]
+ICI = "ICI bandwidth per chip (bidirectional)"
+
+
+def test_conflict_of_an_extra_figure_by_its_label():
+    ici = devices.extra("tpu-v5e", ICI)
+    (c,) = devices.conflicts("tpu-v5e", ICI)
+    # Google's current table: '400 GBps'; another revision: '1600 Gbps' = 1,600 x 10^9 bit/s / 8 bit per byte
+    # = 200 x 10^9 B/s, half of 400 GB/s.
+    assert ici["value"] == 400_000_000_000
+    assert c["value"] == 200_000_000_000
+    assert ici["value"] / c["value"] == 2
+    assert c["as_published"] == "Interchip Interconnect BW 1600 Gbps"
+    assert c["unit"] == ici["unit"] == "B/s" and c["evidence"] == "문서 확인"
+    # the conflicting figure names a source of its own (not the revision that prints 400 GBps)
+    assert c["source"] == "gcloud-tpu-v5e-ici-rev" != ici["source"]
+    assert devices.source(c["source"])["url"].startswith("https://cloud.google.com/tpu/docs/v5e")
+
+
+def test_conflicts_live_only_in_devices_json():
+    # one mechanism: every conflict is an extra of the same device whose conflicts_with names a main field or
+    # another extra's label of that device; there is no second conflicts file.
+    assert not (pathlib.Path(devices.__file__).parent / "data" / "source_conflicts.json").exists()
+    found = []
+    for key in devices.keys():
+        e = devices.entry(key)
+        labels = {f["label"] for f in e.get("extra", [])}
+        for f in e.get("extra", []):
+            if "conflicts_with" in f:
+                assert f["conflicts_with"] in {"memory", "bandwidth", "tdp"} | labels, (key, f["label"])
+                assert f["conflicts_with"] != f["label"]
+                assert f in devices.conflicts(key, f["conflicts_with"])
+                found.append((key, f["conflicts_with"]))
+    # TPU v5e HBM (819 GBps vs 800 GiBps), B200 HBM (7.7 vs 8 TB/s), TPU v5e ICI (400 GBps vs 1600 Gbps)
+    assert sorted(found) == [("b200", "bandwidth"), ("tpu-v5e", ICI), ("tpu-v5e", "bandwidth")]
+
+
+def test_tpu_v5e_capacity_label_of_each_revision():
+    mem = devices.figure("tpu-v5e", "memory")
+    assert mem["value"] == 16 * 2**30 == 17_179_869_184 and mem["binary"] is True
+    # the HTML revisions print '16 GB'; the Markdown export prints '16 GiB' (same bytes: evidence, not a conflict)
+    assert mem["as_published"] == "16 GB"
+    md = devices.extra("tpu-v5e", "HBM capacity label '16 GiB' (Markdown export)")
+    assert md["as_published"] == "16 GiB" and md["value"] == 17_179_869_184
+    assert "conflicts_with" not in md and devices.conflicts("tpu-v5e", "memory") == []
+    assert "16 GiB" in mem["conditions"] and "both revisions" not in mem["conditions"]
+
+
+# --- notes shown to readers ----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("key", devices.keys())
+def test_notes_are_short_and_in_the_books_register(key):
+    note = devices.entry(key)["notes_ko"]
+    assert 0 < len(note) <= 260, (key, len(note))
+    # 합니다체: every sentence ends in -니다 (a closing parenthesis may follow the ending)
+    for sentence in re.split(r"(?<=[.])\s+", note.strip()):
+        assert re.search(r"니다\.\)?$|니다\)\.$", sentence), (key, sentence)
+    assert "TFLOPS" not in note and "TFLOPs" not in note, key  # unit spelling: TFLOP/s (integer rates: TOPS)
+
+
+def test_tpu_v5e_note_leaves_the_819_800_story_to_its_section():
+    note = devices.entry("tpu-v5e")["notes_ko"]
+    assert not re.search(r"819|800|GiB", note)
 
 
 # --- corrected peaks -----------------------------------------------------------------------------------------------

@@ -153,19 +153,20 @@ def conflicts(key: str, field: str) -> list[dict[str, Any]]:
         field: ``"memory"``, ``"bandwidth"`` or ``"tdp"``, or the label of an ``extra``
             figure (e.g. ``"ICI bandwidth per chip (bidirectional)"``).
 
-    The catalog keeps the value used for calculations in place and every disagreeing
-    document as a figure with ``conflicts_with`` naming it: an ``extra`` entry of the
-    device in ``devices.json``, or an entry of ``source_conflicts.json``. This returns
-    both kinds (an empty list when the sources agree).
+    The catalog keeps the value used for calculations in place and records every
+    disagreeing document once, as an ``extra`` entry of the same device in
+    ``devices.json`` whose ``conflicts_with`` names that field or label. This returns
+    those entries in catalog order (an empty list when the sources agree).
+
+    Raises:
+        KeyError: unknown device key.
+        ValueError: ``field`` is neither a main field nor an extra label of ``key``.
     """
     e = entry(key)
     labels = {f.get("label") for f in e.get("extra", [])}
     if field not in ("memory", "bandwidth", "tdp") and field not in labels:
         raise ValueError(f"field must be 'memory', 'bandwidth', 'tdp' or an extra label of {key}, got {field!r}")
-    found = [f for f in e.get("extra", []) if f.get("conflicts_with") == field]
-    found += [c for c in load_json("source_conflicts.json")["conflicts"]
-              if c.get("device") == key and c.get("conflicts_with") == field]
-    return found
+    return [f for f in e.get("extra", []) if f.get("conflicts_with") == field]
 
 
 def extra(key: str, label: str) -> dict[str, Any]:
