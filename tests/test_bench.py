@@ -290,7 +290,7 @@ RESULT_COL_ACC = bench.RESULT_HEADERS.index("최대 절대 오차 (판정)")
 
 def test_cpu_boundaries_are_interleaved_in_rounds():
     r = bench.run_torch("eager", "fp32", 2, 16, 16, device="cpu", warmup=0, reps=20, warmup_s=0)
-    assert r.rounds == 4 and r.device.n == r.with_transfer.n == 20
+    assert r.rounds == 20 and r.device.n == r.with_transfer.n == 20  # default: one call of each per round
     r = bench.run_jax("eager", "fp32", 2, 16, 16, platform="cpu", warmup=0, reps=6, rounds=3, warmup_s=0)
     assert r.rounds == 3 and r.device.n == 6
 
@@ -478,3 +478,12 @@ def test_result_workload_uses_the_element_size_of_its_precision():
     assert bf16.workload.bytes == 2_623_488 and fp32.workload.bytes == 5_246_976
     assert bf16.workload.flops == fp32.workload.flops == 268_435_456
     assert bench.DTYPE_BYTES == {"fp32": 4, "bf16": 2}
+
+
+def test_transfer_ratios_median_and_fastest_call():
+    # device calls 1, 2, 3, 4, 10 ms; copies 1.1, 2, 3, 9, 9 ms: medians 3 and 3 -> 1.0; fastest 1.1 / 1 = 1.1
+    dev = bench.summarize([1e-3, 2e-3, 3e-3, 4e-3, 10e-3], warn=False)
+    cop = bench.summarize([1.1e-3, 2e-3, 3e-3, 9e-3, 9e-3], warn=False)
+    r = bench.BenchResult("torch", "eager", "fp32", 1, device=dev, with_transfer=cop)
+    assert r.transfer_ratio == pytest.approx(1.0) and r.transfer_ratio_min == pytest.approx(1.1)
+    assert bench.BenchResult("torch", "eager", "fp32", 1).transfer_ratio_min is None

@@ -231,9 +231,10 @@ def test_hidden_answers_hide_everywhere(nb_path):
         assert c["metadata"].get("jupyter", {}).get("source_hidden") is True
         assert c["metadata"].get("cellView") == "form"
         assert "".join(c["source"]).startswith("#@title ")
-        # no stored answer that Colab or JupyterLab would show at once; nbval must not expect one either
-        assert c.get("outputs") == [], f"{nb_path.name}: a hidden answer has a stored output"
-        assert c["metadata"]["jupyter"].get("outputs_hidden") is True
-        assert "nbval-ignore-output" in c["metadata"]["tags"]
+        # the stored answer (the site renders it) is collapsed in JupyterLab as well; its numbers come from
+        # the run, so nbval does not compare it
+        assert c["metadata"]["jupyter"].get("outputs_hidden") is True, f"{nb_path.name}: answer output not hidden"
+        if c.get("outputs"):
+            assert "nbval-ignore-output" in c["metadata"]["tags"]
     if nb_path.name in ("00_analytic_check.ipynb", "01_pytorch_lab.ipynb", "02_jax_lab.ipynb"):
         assert len(hidden) >= 3, f"{nb_path.name}: expected hidden answers"

@@ -29,8 +29,8 @@ COLUMNS: tuple[str, ...] = (
 
 #: The timing boundaries a plot can show: field of ReferenceRun / BenchResult, Korean name.
 BOUNDARIES: dict[str, str] = {
-    "device": "장치 상주 반복 중앙값",
-    "with_transfer": "전송 포함 반복 중앙값",
+    "device": "장치 상주, 호출 1회 중앙값",
+    "with_transfer": "전송 포함, 호출 1회 중앙값",
     "first_call": "최초 1회 (컴파일·초기화 포함)",
 }
 

@@ -137,7 +137,7 @@ def run_jax(path: str, precision: str, m: int, k: int = 1024, n: int = 1024, *, 
         notes: list[str] = list(env.caveats())
         gpu = None
         if env.kind == "cpu":
-            n_rounds = rounds if rounds is not None else max(1, min(reps, reps // 5))
+            n_rounds = rounds if rounds is not None else reps  # one call of each boundary per round
             s = interleaved({"device": device_call, "copies": copies}, warmup, reps, n_rounds, warmup_s=warmup_s)
             dev_samples, xfer_samples = s["device"], s["copies"]
             notes.append("CPU 실행: 호스트와 장치가 같아 '전송 포함'의 복사는 메모리 복사일 뿐입니다")

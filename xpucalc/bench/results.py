@@ -165,6 +165,14 @@ class BenchResult:
             return None
         return self.with_transfer.median_s / self.device.median_s
 
+    @property
+    def transfer_ratio_min(self) -> float | None:
+        """Fastest with-copies call / fastest device-resident call: the ratio a loaded machine disturbs least
+        (a stalled call only gets longer, so the minimum of each boundary is its least disturbed call)."""
+        if self.device is None or self.with_transfer is None or self.device.min_s <= 0:
+            return None
+        return self.with_transfer.min_s / self.device.min_s
+
     def key(self) -> tuple[str, str, int]:
         """(path, precision, m): how results line up with reference runs."""
         return (self.path, self.precision, self.m)

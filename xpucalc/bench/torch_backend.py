@@ -211,7 +211,7 @@ def run_torch(path: str, precision: str, m: int, k: int = 1024, n: int = 1024, *
         tolerance: max-abs-error tolerance; None uses ``TOLERANCE``.
         noisy_threshold: IQR/median ratio above which a timing is flagged noisy.
         threads: CPU threads for the run (default 1; None: PyTorch's current setting), restored after.
-        rounds: interleaved rounds on a CPU (None: one round per 5 repetitions).
+        rounds: interleaved rounds on a CPU (None: as many as ``reps``, one call of each boundary per round).
         warmup_s: least time-based warm-up per boundary, seconds.
         cold_compile: also time the first call in a fresh process with empty compile caches (compiled path).
         batch: calls per back-to-back group and per CUDA graph (GPU).
@@ -312,7 +312,7 @@ def _run(torch: Any, env: Any, path: str, precision: str, mm: int, kk: int, nn: 
                                label=f"{label} (전송 포함, pinned)")
             n_rounds = 1
         elif kind == "cpu":
-            n_rounds = rounds if rounds is not None else max(1, min(reps, reps // 5))
+            n_rounds = rounds if rounds is not None else reps  # one call of each boundary per round
             s = interleaved({"device": device_call, "copies": lambda: fn(x_host.to(dev)).to("cpu")},
                             warmup, reps, n_rounds, warmup_s=warmup_s)
             dev_t = summarize(s["device"], noisy_threshold, label=f"{label} (장치 상주)")
