@@ -168,14 +168,14 @@ def test_scaffolded_week_builds_strictly(copy):
     (copy / "_toc.scaffold.yml").write_text(yaml.safe_dump(toc, allow_unicode=True), encoding="utf-8")
     t0 = time.perf_counter()
     proc = _run(copy, JB, "build", ".", "--toc", "_toc.scaffold.yml",
-                "--path-output", str(copy / "_scaffold_build"), "-W", "-n", "--keep-going")
+                "--path-output", str(copy.parent / "week-build"), "-W", "-n", "--keep-going")
     TIMES["build-week"] = time.perf_counter() - t0
     assert proc.returncode == 0, _tail(proc)
-    html = copy / "_scaffold_build" / "_build" / "html" / week
+    html = copy.parent / "week-build" / "_build" / "html" / week
     assert {p.name for p in html.glob("*.html")} >= {"index.html", "topic-1.html", "exercises.html", "study-guide.html"}
     ex = (html / "exercises.html").read_text(encoding="utf-8")
     assert "solution" in ex and "dropdown" in ex and "{glue" not in ex
-    lab = (copy / "_scaffold_build" / "_build" / "html" / "labs" / f"{LAB_NAME}.html").read_text(encoding="utf-8")
+    lab = (copy.parent / "week-build" / "_build" / "html" / "labs" / f"{LAB_NAME}.html").read_text(encoding="utf-8")
     assert "colab-badge.svg" in lab and f"labs/{LAB_NAME}.ipynb" in lab
 
 
