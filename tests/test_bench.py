@@ -487,3 +487,21 @@ def test_transfer_ratios_median_and_fastest_call():
     r = bench.BenchResult("torch", "eager", "fp32", 1, device=dev, with_transfer=cop)
     assert r.transfer_ratio == pytest.approx(1.0) and r.transfer_ratio_min == pytest.approx(1.1)
     assert bench.BenchResult("torch", "eager", "fp32", 1).transfer_ratio_min is None
+
+
+def test_results_table_columns_show_their_own_boundary():
+    # independent numbers: device 1 ms each call, with copies 3 ms, first call 250 ms; F = 2*2*16*16 = 1024 FLOP
+    env = bench.Environment("torch", "2", "cpu", "x", 1, threads=1)
+    r = bench.BenchResult("torch", "eager", "fp32", 2, 16, 16, environment=env, first_call_s=0.25,
+                          device=bench.summarize([1e-3, 1e-3, 1e-3], warn=False),
+                          with_transfer=bench.summarize([3e-3, 3e-3, 3e-3], warn=False),
+                          accuracy_first=bench.check_accuracy([1.0], [1.0], "fp32"), warmup=1, reps=3)
+    t = bench.results_table([r])
+    assert t.column("최초 1회 (ms)") == ["250.000"]
+    assert t.column("장치 상주 중앙값 (ms)") == ["1.0000"]
+    assert t.column("전송 포함 중앙값 (ms)") == ["3.0000"]
+    assert t.column("전송 포함/장치 상주") == ["3.00"]
+    assert t.column("장치 상주 최소 · p10 (ms)") == ["1.0000 · 1.0000"]
+    assert t.column("처리율 (TFLOP/s)") == ["0.000"] and t.column("근거") == [evidence.CPU_CHECKED]
+    # Q_min = 4 (2*16 + 16*16 + 16 + 2*16) = 4 * 336 = 1344 B over 1 ms = 1.344 MB/s -> "0.0" GB/s
+    assert t.column("유효 대역폭 (GB/s)") == ["0.0"]
