@@ -8,7 +8,8 @@ Loaded by ``site_setup``. Every rule here works for every page, so pages need no
    output (glue plumbing) stay ``remove-cell``.
 2. **Toggle labels are Korean and say what they hide**: "계산 보기 / 숨기기" (source),
    "결과 보기" (outputs), and a lab's answer cell (a ``hide-cell`` cell whose first line is
-   Colab's ``#@title 해설 보기: ...``) shows only its rendered output under "해설 보기 / 숨기기".
+   Colab's ``#@title 해설 보기: ...``) shows only its rendered output under "해설 보기 / 숨기기"
+   (its code instead, when the notebook stores no output for it).
 3. **Figures** (images a cell outputs) get a caption and alt text from the section they stand in
    (or from the cell's ``mystnb.figure.caption`` / ``mystnb.image.alt`` metadata when a page gives one).
 4. **Exercises and figures are numbered per page** ("문제 1", "문제 2", "그림 1", ... in page order),
@@ -65,10 +66,14 @@ def _label_toggles(doctree: nodes.document) -> None:
         first_line = source[0].astext().lstrip().split("\n", 1)[0] if source else ""
         answer = _ANSWER_TITLE.match(first_line)
         if mode == "all" and answer:
-            # A lab's answer: the reader gets the rendered answer, not its code.
-            for s in source:
-                cell.remove(s)
-            cell["hide_mode"] = "output"
+            # A lab's answer: the reader gets the rendered answer, not its code. A notebook that
+            # stores no output for it (the reader is meant to run it) keeps its code behind the toggle.
+            has_output = any(isinstance(n, nodes.container) and n.get("nb_element") == "cell_code_output"
+                             for n in cell.children)
+            if has_output:
+                for s in source:
+                    cell.remove(s)
+                cell["hide_mode"] = "output"
             topic = answer.group(1).strip()
             cell["prompt_show"] = f"해설 보기: {topic}" if topic else "해설 보기"
             cell["prompt_hide"] = "해설 숨기기"
