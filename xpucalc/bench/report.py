@@ -60,7 +60,7 @@ def _notes(results: Sequence[BenchResult]) -> list[str]:
     reps = {(r.warmup, r.reps, r.rounds) for r in results if r.ok}
     if reps:
         notes.append("반복(워밍업 최소 횟수 + 측정 횟수, 라운드): "
-                     + ", ".join(f"{w} + {n}, {k}라운드" for w, n, k in sorted(reps)))
+                     + ", ".join(f"{w} + {n}, 라운드 {k}번" for w, n, k in sorted(reps)))
     setups = {round(r.setup_s, 4) for r in results if r.ok and r.setup_s is not None}
     if setups:
         notes.append("프로세스 1회 준비(런타임 시작, 첫 커널)는 따로 쟀고 '최초 1회'에 넣지 않았습니다: "
