@@ -487,6 +487,10 @@ def test_transfer_ratios_median_and_fastest_call():
     r = bench.BenchResult("torch", "eager", "fp32", 1, device=dev, with_transfer=cop)
     assert r.transfer_ratio == pytest.approx(1.0) and r.transfer_ratio_min == pytest.approx(1.1)
     assert bench.BenchResult("torch", "eager", "fp32", 1).transfer_ratio_min is None
+    # paired by round: 1.1/1, 2/2, 3/3, 9/4, 9/10 -> sorted 0.9, 1, 1, 1.1, 2.25 -> median 1.0
+    assert r.transfer_ratio_paired == pytest.approx(1.0)
+    short = bench.BenchResult("torch", "eager", "fp32", 1, device=dev, with_transfer=bench.summarize([1e-3], warn=False))
+    assert short.transfer_ratio_paired is None
 
 
 def test_results_table_columns_show_their_own_boundary():

@@ -1,6 +1,7 @@
 """What one grid cell measured: :class:`BenchResult`, :class:`GpuTimings` and the unsupported record."""
 from __future__ import annotations
 
+import statistics
 from dataclasses import dataclass
 
 from .. import evidence
@@ -172,6 +173,19 @@ class BenchResult:
         if self.device is None or self.with_transfer is None or self.device.min_s <= 0:
             return None
         return self.with_transfer.min_s / self.device.min_s
+
+    @property
+    def transfer_ratio_paired(self) -> float | None:
+        """Median over rounds of (with-copies call / device-resident call) of the same round.
+
+        The two calls of a round run back to back, so a slow spell of the machine usually hits both; a stall
+        that hits only one moves that round's ratio up or down alike, and the median ignores it. Needs
+        interleaved samples (same count, round order); None otherwise.
+        """
+        if self.device is None or self.with_transfer is None or self.device.n != self.with_transfer.n:
+            return None
+        pairs = [c / d for d, c in zip(self.device.samples_s, self.with_transfer.samples_s) if d > 0]
+        return statistics.median(pairs) if pairs else None
 
     def key(self) -> tuple[str, str, int]:
         """(path, precision, m): how results line up with reference runs."""
