@@ -27,7 +27,8 @@ from docutils import nodes
 from sphinx.application import Sphinx
 
 # ---------------------------------------------------------------- 1. computation cells
-_REMOVE_INPUT = re.compile(r"^(:tags:\s*\[)([^\]]*)\]", re.M)
+# a code cell's tags, in the short form (":tags: [...]") or in its YAML options block ("tags: [...]")
+_REMOVE_INPUT = re.compile(r"^(:?tags:\s*\[)([^\]]*)\]", re.M)
 
 
 def _collapse_computations(app: Sphinx, docname: str, source: list[str]) -> None:

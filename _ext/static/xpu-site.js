@@ -16,7 +16,7 @@ document.addEventListener("DOMContentLoaded", () => {
     });
   }
   // 2. A figure opens at full size when tapped (phones shrink it to the screen width).
-  document.querySelectorAll("article figure.xpu-figure img, article .cell_output img").forEach((img) => {
+  document.querySelectorAll("article figure img, article .cell_output img").forEach((img) => {
     if (img.closest("a")) return;
     const a = document.createElement("a");
     a.href = img.currentSrc || img.src;
