@@ -453,6 +453,8 @@ def test_messages_name_the_right_argument_and_type():
 def test_workload_numbers_are_stored_as_floats():
     w = xc.Workload("w", 6, 3)
     assert type(w.flops) is float and type(w.bytes) is float
+    d = xc.Device("d", 2, 1, memory=3)
+    assert [type(v) for v in (d.peak_flops, d.bandwidth, d.memory)] == [float, float, float]
     assert xc.linear_layer(3, 5, 7, 4).dtype_bytes == 4
 
 
