@@ -184,8 +184,8 @@ class WorkloadInputs:
         if self.tp is not None and self.model is not None:
             mdl = resolve_model(self.model)
             if self.tp not in mdl.valid_tp():
-                raise MemoInputError("tp", f"tp={self.tp}는 {mdl.name}의 어텐션 헤드 {mdl.num_heads}개와 KV 헤드 "
-                                           f"{mdl.num_kv_heads}개를 모두 나누어야 합니다. 가능한 값: {mdl.valid_tp()}")
+                raise MemoInputError("tp", f"tp 값 {self.tp}: tp는 {mdl.name}의 어텐션 헤드 {mdl.num_heads}개와 "
+                                           f"KV 헤드 {mdl.num_kv_heads}개를 모두 나누는 수여야 합니다. 가능한 값: {mdl.valid_tp()}")
 
 
 def resolve_model(model: str | dict) -> Model:
