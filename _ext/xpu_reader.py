@@ -20,6 +20,7 @@ Loaded by ``site_setup``. Every rule here works for every page, so pages need no
 """
 from __future__ import annotations
 
+import json
 import pathlib
 import re
 
@@ -42,6 +43,22 @@ def _collapse_computations(app: Sphinx, docname: str, source: list[str]) -> None
         return f"{m.group(1)}{', '.join(tags)}]"
 
     source[0] = _REMOVE_INPUT.sub(swap, source[0])
+
+
+def _restore_lab_answers(app: Sphinx, docname: str, source: list[str]) -> None:
+    """Give a lab's answer cells back the outputs ``tools/lab_cells.py --stash-answers`` kept in their metadata.
+
+    The notebook stores an answer's rendered output in ``metadata["xpu_answer_outputs"]`` instead of as an
+    output (Colab would show it at once); the site shows it folded under "해설 보기" (see section 2).
+    """
+    if not app.env.doc2path(docname).endswith(".ipynb") or '"xpu_answer_outputs"' not in source[0]:
+        return
+    nb = json.loads(source[0])
+    for cell in nb.get("cells", []):
+        stashed = cell.get("metadata", {}).get("xpu_answer_outputs")
+        if cell.get("cell_type") == "code" and stashed and not cell.get("outputs"):
+            cell["outputs"] = stashed
+    source[0] = json.dumps(nb, ensure_ascii=False)
 
 
 # ---------------------------------------------------------------- 2. toggle labels
@@ -96,13 +113,23 @@ def _section_title(node: nodes.Node) -> str:
     return ""
 
 
+def _inside_figure(node: nodes.Node) -> bool:
+    """True if any ancestor of ``node`` is a figure (myst-nb nests the image a few levels down)."""
+    parent = node.parent
+    while parent is not None:
+        if isinstance(parent, nodes.figure):
+            return True
+        parent = parent.parent
+    return False
+
+
 def _caption_figures(doctree: nodes.document) -> None:
     for out in _cells(doctree, "cell_code_output"):
         cell = out.parent
         meta = (cell.get("cell_metadata") or {}).get("mystnb", {}) if cell is not None else {}
         for img in list(out.findall(nodes.image)):
-            if isinstance(img.parent, nodes.figure) or img.get("uri", "").endswith(".svg") and "badge" in img.get("uri", ""):
-                continue
+            if _inside_figure(img) or img.get("uri", "").endswith(".svg") and "badge" in img.get("uri", ""):
+                continue  # myst-nb already made a figure of it (mystnb.figure.caption), or it is the Colab badge
             caption = str((meta.get("figure") or {}).get("caption") or _section_title(out) or "계산 결과 그림")
             alt = str((meta.get("image") or {}).get("alt") or f"그림: {caption}")
             img["alt"] = alt
@@ -256,6 +283,7 @@ def _write_korean(app: Sphinx, exception: Exception | None) -> None:
 
 def setup(app: Sphinx) -> dict:
     app.connect("source-read", _collapse_computations)
+    app.connect("source-read", _restore_lab_answers)
     app.connect("doctree-read", _doctree_read)
     app.connect("doctree-resolved", _exercise_numbers)
     app.connect("build-finished", _write_korean, priority=400)

@@ -284,13 +284,16 @@ def test_figures_show_near_natural_size_with_captions(browser, base_url, path):
             .filter(i => !i.src.includes('colab-badge'))
             .map(i => ({src: i.src.split('/').pop(), ratio: i.getBoundingClientRect().width / i.naturalWidth,
                         alt: i.alt, caption: (i.closest('figure') && i.closest('figure').querySelector('figcaption')
-                                              || {textContent: ''}).textContent, zoom: !!i.closest('a')}))""")
+                                              || {textContent: ''}).textContent, zoom: !!i.closest('a'),
+                        figures: (() => { let n = 0; for (let e = i.parentElement; e; e = e.parentElement)
+                                            if (e.tagName === 'FIGURE') n++; return n; })()}))""")
         small = [f"{f['src'][:12]}: {f['ratio']:.2f}" for f in figs if f["ratio"] < 0.7]
         assert not small, f"figures shown below 70 % of their natural size: {small}"
         for f in figs:
             assert HANGUL.search(f["alt"]) and "_images" not in f["alt"], f"alt text {f['alt']!r} does not say what it shows"
             assert HANGUL.search(f["caption"]), f"{f['src'][:12]} has no Korean caption"
             assert f["zoom"], f"{f['src'][:12]} does not open at full size when tapped"
+            assert f["figures"] == 1, f"{f['src'][:12]} sits in {f['figures']} nested figures (one caption, shown once)"
     finally:
         ctx.close()
 

@@ -22,6 +22,17 @@ Usage:
     python tools/lab_cells.py --write LAB...   put it into the first code cell of each notebook (nbformat;
                                                metadata, tags and the other cells are kept)
     python tools/lab_cells.py --check LAB...   exit 1 if a notebook's first code cell differs
+    python tools/lab_cells.py --stash-answers LAB...
+                                               move each answer cell's outputs into its metadata (run it after
+                                               executing a lab: Colab shows stored outputs even of a folded cell,
+                                               so the answer must not be an output; the site puts it back)
+
+Answer cells: a lab's answer is a code cell tagged ``hide-cell`` whose first line is
+``#@title 해설 보기: ...``. After a lab is executed, :func:`stash_answers` moves the answer's
+rendered outputs into ``metadata["xpu_answer_outputs"]`` and leaves the cell without outputs: Colab and
+JupyterLab show nothing until the reader runs the cell, and the book's site extension
+(``_ext/xpu_reader.py``) restores the stored outputs so the site shows the rendered answer under
+"해설 보기".
 """
 from __future__ import annotations
 
@@ -98,6 +109,31 @@ def install_cell(url: str | None = None) -> str:
 INSTALL_CELL: str = install_cell()
 
 
+#: Metadata key holding an answer cell's rendered outputs (see the module docstring).
+ANSWER_OUTPUTS_KEY = "xpu_answer_outputs"
+ANSWER_TITLE = "#@title 해설 보기"
+
+
+def is_answer_cell(cell: object) -> bool:
+    """True for a lab's answer cell: a code cell tagged ``hide-cell`` starting with ``#@title 해설 보기``."""
+    return (getattr(cell, "cell_type", None) == "code" and "hide-cell" in cell.metadata.get("tags", [])  # type: ignore[attr-defined]
+            and cell.source.lstrip().startswith(ANSWER_TITLE))  # type: ignore[attr-defined]
+
+
+def stash_answers(nb: object) -> int:
+    """Move the outputs of every answer cell of ``nb`` into its metadata; returns how many cells had outputs.
+
+    Cells without outputs keep what they stashed before, so running this twice changes nothing.
+    """
+    moved = 0
+    for cell in nb.cells:  # type: ignore[attr-defined]
+        if is_answer_cell(cell) and cell.outputs:
+            cell.metadata[ANSWER_OUTPUTS_KEY] = [dict(o) for o in cell.outputs]
+            cell.outputs, cell.execution_count = [], None
+            moved += 1
+    return moved
+
+
 def _first_code_cell(nb: object) -> object:
     for cell in nb.cells:  # type: ignore[attr-defined]
         if cell.cell_type == "code":
@@ -110,10 +146,18 @@ def _main(argv: list[str]) -> int:
         sys.stdout.write(INSTALL_CELL)
         return 0
     mode, paths = argv[0], argv[1:]
-    if mode not in ("--write", "--check") or not paths:
+    if mode not in ("--write", "--check", "--stash-answers") or not paths:
         print(__doc__)
         return 2
     import nbformat
+
+    if mode == "--stash-answers":
+        for p in paths:
+            nb = nbformat.read(p, as_version=4)
+            moved = stash_answers(nb)
+            nbformat.write(nb, p)
+            print(f"{p}: {moved} answer cell(s) stashed")
+        return 0
 
     bad = 0
     for p in paths:

@@ -16,6 +16,7 @@ from importlib import resources
 from typing import Any
 
 from . import evidence
+from .plot import COLUMN_WIDTH_IN
 from .table import Table
 from .units import GB, MS, TFLOPS, US
 from .workload import LinearLayer, linear_layer
@@ -218,7 +219,7 @@ def plot_beside(results: Sequence[Any], reference_runs: Sequence[ReferenceRun], 
         raise ValueError("reference_runs must hold at least one ReferenceRun")
     setup_korean_font()
     if ax is None:
-        _, ax = plt.subplots(figsize=(10, 4.8))
+        _, ax = plt.subplots(figsize=(COLUMN_WIDTH_IN, 5.0))
     ref_by_key = {r.key(): r for r in reference_runs}
     mine_by_key = {r.key(): r for r in results}
     keys = list(ref_by_key) + [k for k in mine_by_key if k not in ref_by_key]
@@ -259,13 +260,13 @@ def plot_beside(results: Sequence[Any], reference_runs: Sequence[ReferenceRun], 
     for i, (k, v) in enumerate(zip(keys, mine_vals)):
         if not np.isfinite(v):
             reason = "미지원" if k in mine_by_key else "미실행"
-            ax.text(x[i] + width / 2, lo, reason, ha="center", va="bottom", fontsize=8, rotation=90, color="crimson")
+            ax.text(x[i] + width / 2, lo, reason, ha="center", va="bottom", fontsize=9.5, rotation=90, color="crimson")
     ax.set_xticks(x)
-    ax.set_xticklabels([_group_label(k, framework) for k in keys], fontsize=8)
+    ax.set_xticklabels([_group_label(k, framework) for k in keys], fontsize=9.5)
     ax.set_ylabel("시간 (ms, 로그 축)")
     ax.set_title(title or f"{BOUNDARIES[boundary]}: 내 실행과 기준 실측 비교")
     ax.grid(True, axis="y", which="both", alpha=0.3)
-    ax.legend(fontsize=8, loc="upper left")
+    ax.legend(fontsize=9.5, loc="upper left")
     return ax
 
 
@@ -364,26 +365,26 @@ def plot_floor(runs: Sequence[ReferenceRun] | None = None, precision: str = "bf1
     if not gaps:
         raise ValueError(f"precision {precision!r}: no reference run with a roofline floor; use 'bf16' or 'fp32'")
     if ax is None:
-        _, ax = plt.subplots(figsize=(10, 4.6))
+        _, ax = plt.subplots(figsize=(COLUMN_WIDTH_IN, 5.0))
     x = np.arange(len(gaps))
     width = 0.38
     measured = [fg.run.device_s / US for fg in gaps]
     floors = [fg.floor_s / US for fg in gaps]
     b1 = ax.bar(x - width / 2, measured, width, color="#4C72B0", label="잰 값: 호출 1회 중앙값 (실측)")
     b2 = ax.bar(x + width / 2, floors, width, color="#55A868", label="루프라인 하한 (분석 계산)")
-    ax.bar_label(b1, labels=[f"{fg.gap:,.0f}배" for fg in gaps], fontsize=7, padding=1)
-    ax.bar_label(b2, labels=[f"{v:.2f}" for v in floors], fontsize=7, padding=1)
+    ax.bar_label(b1, labels=[f"{fg.gap:,.0f}배" for fg in gaps], fontsize=9, padding=1)
+    ax.bar_label(b2, labels=[f"{v:.2f}" for v in floors], fontsize=9, padding=1)
     ax.set_yscale("log")
     ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     ax.yaxis.set_minor_formatter(NullFormatter())
     ax.set_ylim(min(floors) / 2, max(measured) * 6)
     ax.set_xticks(x)
     ax.set_xticklabels([f"{SHORT_NAMES.get(fg.run.device_key, fg.run.device)}\n{fg.run.path_label}\nM={fg.run.m}"
-                        for fg in gaps], fontsize=8)
+                        for fg in gaps], fontsize=9.5)
     ax.set_ylabel("시간 (µs, 로그 축)")
     ax.set_title(f"{precision.upper()}: 잰 시간과 루프라인 하한")
     ax.grid(True, axis="y", which="both", alpha=0.3)
-    ax.legend(fontsize=8, loc="upper right")
+    ax.legend(fontsize=9.5, loc="upper right")
     return ax
 
 
