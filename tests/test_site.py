@@ -257,25 +257,7 @@ def test_ui_strings_are_korean(browser, base_url, path):
 
 
 # ---------------------------------------------------------------- figures
-# Pages whose figures are still drawn too wide for the content column (figsize in the page's own code);
-# listed here so the test says so, and fails (strict xfail) as soon as a page is fixed and can leave the list.
-TOO_WIDE_YET = {
-    "book/week05/measurements.html": "4 plots drawn 11 in wide with 7-8 pt labels (page code)",
-    "book/llm-hardware/precision-quantization.html": "a 10 in two-panel plot (page code)",
-    "labs/01_pytorch_lab.html": "stored output drawn 9.9 in wide",
-    "labs/02_jax_lab.html": "stored output drawn 9.9 in wide",
-}
-
-
-def _figure_pages() -> list:
-    out = []
-    for p in PAGES:
-        mark = pytest.mark.xfail(reason=TOO_WIDE_YET[p], strict=True) if p in TOO_WIDE_YET else ()
-        out.append(pytest.param(p, marks=mark))
-    return out
-
-
-@pytest.mark.parametrize("path", _figure_pages())
+@pytest.mark.parametrize("path", PAGES)
 def test_figures_show_near_natural_size_with_captions(browser, base_url, path):
     """At 1280 px every figure shows at >= 70 % of its natural size, has a Korean caption and alt text, and opens full size."""
     ctx, page, _ = open_page(browser, base_url, path)

@@ -1,6 +1,6 @@
 """Training estimates from a :class:`Model`: FLOPs with the causal attention term, time, implied MFU.
 
-The scalar rules (``6 N T``) live in :mod:`xpucalc.llm.formulas`; here N is the model's
+The scalar rules (``6 N T``) live in ``xpucalc.llm.formulas`` (re-exported as ``xpucalc.llm``); here N is the model's
 *active* parameter count (MoE: the routed experts only) and the attention-score FLOPs
 of a causal sequence of ``seq_len`` tokens are added. Published training budgets
 (``xpucalc/data/llm_training_runs.json``) can be set against these estimates with
