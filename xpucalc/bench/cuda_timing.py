@@ -131,22 +131,8 @@ def graph_replay(graph: Any, reps: int, batch: int, *, device: int = 0, flush: C
         reps, device, flush, cuda: as in :func:`per_call`.
         batch: calls captured in the graph.
     """
-    reps = check_count(reps, "reps", 1)
     batch = check_count(batch, "batch", 1)
-    cuda = cuda or _torch_cuda()
-    samples = []
-    with cuda.device(device):
-        cuda.synchronize(device)
-        for _ in range(reps):
-            start, end = _events(cuda)
-            if flush is not None:
-                flush()
-            start.record()
-            graph.replay()
-            end.record()
-            end.synchronize()
-            samples.append(_elapsed_s(start, end) / batch)
-    return samples
+    return [t / batch for t in per_call(graph.replay, reps, device=device, flush=flush, cuda=cuda)]
 
 
 def flush_bytes(l2_bytes: float | None) -> int:
