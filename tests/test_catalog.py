@@ -9,22 +9,13 @@ import pytest
 import xpucalc as xc
 from xpucalc import devices, evidence
 
+from _catalog_helpers import all_figures
+
 DATA = pathlib.Path(xc.__file__).parent / "data"
 KEYS = ["h100-sxm", "h100-pcie", "h200", "b200", "a100-80gb", "a100-sxm4-40gb", "l40s", "rtx-6000-ada", "rtx-4090",
         "rtx-5090", "mi300x", "apple-m3-ultra", "tpu-v5e", "core-ultra-9-288v", "virtual-a", "virtual-b"]
 UNITS = {"B", "B/s", "W", "FLOP/s", "OP/s", "count"}
 DATE = re.compile(r"^20\d\d-\d\d-\d\d$")
-
-
-def all_figures():
-    for key, e in devices.catalog()["devices"].items():
-        for field in ("memory", "bandwidth", "tdp"):
-            if e.get(field):
-                yield key, field, e[field]
-        for p in e["peaks"]:
-            yield key, "peak", p
-        for f in e.get("extra", []):
-            yield key, "extra", f
 
 
 def test_every_device_of_the_sources_is_there():

@@ -11,21 +11,12 @@ import pytest
 from xpucalc import devices, evidence, interconnect, memory
 from xpucalc.device import Device
 
+from _catalog_helpers import all_figures
+
 GIB = 2**30
 MIB = 2**20
 DATE = re.compile(r"^20\d\d-\d\d-\d\d$")
 REAL = [k for k in devices.keys() if devices.entry(k)["kind"] != "virtual"]
-
-
-def all_figures():
-    for key, e in devices.catalog()["devices"].items():
-        for field in ("memory", "bandwidth", "tdp"):
-            if e.get(field):
-                yield key, field, e[field]
-        for p in e["peaks"]:
-            yield key, "peak", p
-        for f in e.get("extra", []):
-            yield key, "extra", f
 
 
 # --- schema -------------------------------------------------------------------------------------------------------
