@@ -129,6 +129,24 @@ EXPECTED: dict[str, dict[str, object]] = {
         "gs_4090_fp16acc": 330.3,       # FP16 with FP16 accumulation, dense (NVIDIA Ada whitepaper)
         "gs_4090_fp32acc": 165.2,       # with FP32 accumulation: half (330.3 / 2 = 165.15, published 165.2)
         "gs_h100_sparse": 1_979,        # H100 SXM BF16 with 2:4 sparsity
+        # Llama 3 70B by hand: embedding + head 2 x 128,256 x 8,192 = 2,101,346,304, final norm 8,192; per layer
+        # attention 8,192 x (8,192 + 2 x 1,024) + 8,192^2 = 150,994,944, MLP 3 x 8,192 x 28,672 = 704,643,072,
+        # norms 16,384 -> 855,654,400 x 80 = 68,452,352,000; N = 70,553,706,496, BF16 141,107,412,992 B
+        "gs_w70": (141, "GB"),
+        "gs_w70_gib": (131.4, "GiB"),   # / 2**30 = 131.42
+        # need = weights + KV of 4,096 tokens (2 x 80 x 8 x 128 x 2 B = 327,680 B/token -> 1,342,177,280 B)
+        # = 142,449,590,272 B = 132.67 GiB; usable 90 %: H200 126.9, H100 72, B200 162, MI300X 172.8, M3 460.8 GiB
+        "gs_fit70": "B200, MI300X, M3 Ultra",
+        "gs_h200_usable": (126.9, "GiB"),   # 0.9 x 141
+        "gs_h200_need_p": (132.7, "GiB"),
+        "gs_b200_70": 54.1,             # 7.7e12 / 142,449,590,272 = 54.05 tokens/s
+        "gs_m3_70": 5.7,                # 819e9 / 142,449,590,272 = 5.75
+        # Llama 3 8B: N = 8,030,261,248 (BF16 16,060,522,496 B), KV 2 x 32 x 8 x 128 x 2 = 131,072 B/token
+        "gs_h100_8": 202,               # 3.35e12 / (16,060,522,496 + 536,870,912) = 201.8
+        "gs_h100_8_rule": 209,          # weights only: 3.35e12 / 16,060,522,496 = 208.6
+        # exercise, 4-bit weights 4,015,130,624 B + BF16 KV 536,870,912 B = 4,552,001,536 B
+        "gs_ex_l40s": 190,              # 864e9 / 4,552,001,536 = 189.8
+        "gs_ex_5090": 394,              # 1.792e12 / 4,552,001,536 = 393.7
     },
     "book/llm-hardware/precision-quantization": {  # design §7.3: Llama-3-70B KV cache, FP16
         "kv8k_gb": (2.68, "GB"),        # 2 x 80 x 8,192 x 8 x 128 x 2 B = 2,684,354,560 B
