@@ -3,7 +3,7 @@ import pytest
 
 from xpucalc import devices, llm
 from xpucalc import parallelism as par
-from xpucalc.llm import models, serve, training
+from xpucalc.llm import models, serve, serving, training
 from xpucalc.llm.serve import ALLREDUCE_LATENCY_S, GPU_MEMORY_UTILIZATION
 
 MEM = devices.figure("h100-sxm", "memory")["value"]
@@ -32,8 +32,9 @@ def test_7b_mha_32k_prefill_on_a100_has_the_attention_term():
 def test_tp_adds_two_allreduces_per_layer():
     m = models.get("llama-3-70b")
     r = serve(m, "h100-sxm", tp=4, weight_bytes=1)
-    # each all-reduce: 10 us + 2 x 3/4 x (8192 x 2 B) / 450e9; 80 layers x 2
-    one = ALLREDUCE_LATENCY_S + 1.5 * 8192 * 2 / 450e9
+    # each all-reduce: 19.19 us (the catalog's latency) + 2 x 3/4 x (8192 x 2 B) / 450e9; 80 layers x 2
+    assert ALLREDUCE_LATENCY_S == 19.19e-6
+    one = 19.19e-6 + 1.5 * 8192 * 2 / 450e9
     assert r.decode_comm_s == pytest.approx(160 * one)
     assert r.decode_step_s == pytest.approx((m.weights_bytes(1) + 4096 * m.kv_bytes_per_token()) / 4 / BW
                                             + 160 * one)
@@ -54,6 +55,16 @@ def test_tp_must_divide_heads():
         serve(models.get("llama-3-70b"), "h100-sxm", tp=3)
     with pytest.raises(ValueError, match="pp"):
         serve(models.get("llama-3.2-1b"), "h100-sxm", pp=17)
+
+
+def test_allreduce_latency_is_a_sourced_catalog_figure():
+    f = serving.allreduce_latency_figure()
+    # ByteDance-Seed/Triton-distributed issue #57: NCCL column, 128 B row, 19.19 us on 8x H100 in one node
+    assert f["value"] == 19.19e-6 and f["unit"] == "s" and f["checked"] == "2026-12-01"
+    assert f["source_url"] == "https://github.com/ByteDance-Seed/Triton-distributed/issues/57"
+    assert "third-party" in f["conditions"] and "8 H100" in f["conditions"]
+    with pytest.raises(KeyError, match="known: nvlink-8xh100"):
+        serving.allreduce_latency_figure("pcie-2x4090")
 
 
 def test_device_without_peak_gives_decode_only():

@@ -38,8 +38,10 @@ def test_model_key_405b_on_16_h100_runs_stages_in_turn():
     # per GPU 811.7e9 / 16 B + KV; two stages in turn: 2 x (50.7e9 + KV/16)/3.35e12 + all-reduces ~ 33 ms, not 16 ms
     m = models.get("llama-3.1-405b")
     mem_s = (m.weights_bytes(2) + 4096 * m.kv_bytes_per_token()) / 16 / H100_BW
-    assert s.decode_step_s == pytest.approx(2 * mem_s + s.decode_comm_s + 1e-5 + 16384 * 2 / 450e9, rel=1e-6)
-    assert 29 < r.decode_tokens_per_s_per_request < 33
+    # the stage-to-stage hop: the catalog's 19.19 us fixed cost + 16384 x 2 B over 450e9 B/s one way
+    assert s.decode_step_s == pytest.approx(2 * mem_s + s.decode_comm_s + 19.19e-6 + 16384 * 2 / 450e9, rel=1e-6)
+    # 2 x 15.18 ms of reads + 2 stages x 63 layers x 2 all-reduces x 19.25 us = 4.85 ms + one hop: 35.2 ms, 28.4 tok/s
+    assert 27 < r.decode_tokens_per_s_per_request < 29
 
 
 def test_405b_bf16_on_8_h100_does_not_fit_and_suggests_fp8_and_16_gpus():
@@ -52,10 +54,11 @@ def test_405b_bf16_on_8_h100_does_not_fit_and_suggests_fp8_and_16_gpus():
 def test_mixtral_reads_only_the_routed_experts():
     r = memo(model="mixtral-8x7b", gpu="h100-sxm", n_gpus=2, nvlink=True)
     m = models.get("mixtral-8x7b")
-    # batch 1: 12.88e9 active x 2 B + KV, split over 2 GPUs; all-reduces on top: about 219 tok/s, not 71
+    # batch 1: 12.88e9 active x 2 B + KV, split over 2 GPUs: 3.93 ms; 32 layers x 2 all-reduces x 19.2 us = 1.23 ms
+    # on top: 5.15 ms, about 194 tok/s (not 71)
     mem_s = (m.n_active_params * 2 + 4096 * m.kv_bytes_per_token()) / 2 / H100_BW
     assert r.serving.decode_step_s == pytest.approx(mem_s + r.serving.decode_comm_s, rel=1e-9)
-    assert r.decode_tokens_per_s_per_request > 200
+    assert 190 < r.decode_tokens_per_s_per_request < 198
 
 
 def test_kv_short_suggests_fp8_kv():

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, fields
 
 from . import devices, interconnect, llm, memory
 from .device import Device
-from .evidence import COMPUTED, NOT_VERIFIED
+from .evidence import COMPUTED
 from .llm import Model
 from .llm.serve import GPU_MEMORY_UTILIZATION, ServeEstimate, layouts, serve
 from .table import Table
@@ -252,7 +252,7 @@ def _serving_rows(inp: WorkloadInputs, hw: Hardware, rep: MemoReport) -> None:
                      f"(사본 {r.dp}개 × 배치 {r.batch})", COMPUTED))
     if r.tp > 1:
         rep.rows.append(("TP all-reduce (decode 한 단계)", f"{fmt_time(r.decode_comm_s)} (레이어당 2회, 1회 고정비 "
-                         f"{fmt_time(llm.serving.ALLREDUCE_LATENCY_S)} 가정)", NOT_VERIFIED))
+                         f"{fmt_time(llm.serving.ALLREDUCE_LATENCY_S)}: 8×H100 NVLink에서 잰 제3자 측정값)", COMPUTED))
     if r.prefill_s is None:
         rep.rows.append((f"prefill {inp.seq_len:,} 토큰", "계산하지 않음: 이 장치는 dense 피크가 공개되지 않았습니다", "미공개"))
     else:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from .. import devices, interconnect
 from .._check import fraction, non_negative, positive, positive_int
+from .._data import load_json
 from ..device import Device
 from .model import Model
 
@@ -22,10 +23,25 @@ from .model import Model
 #: reserve for the CUDA context, activations, CUDA graphs and fragmentation.
 GPU_MEMORY_UTILIZATION = 0.9
 
-#: Fixed cost of one small all-reduce inside an NVLink node, seconds. An order-of-magnitude assumption
-#: (이번 조사에서 미확인: no published measurement was found in this survey); measure your own with
-#: ``nccl-tests all_reduce_perf -b 8 -e 1M -g <tp>`` (the time column at small sizes is this latency).
-ALLREDUCE_LATENCY_S = 10e-6
+
+def allreduce_latency_figure(key: str = "nvlink-8xh100") -> dict:
+    """The catalog figure for the fixed cost of one small all-reduce (``collective_latency.json``).
+
+    A dict with ``value`` (seconds), ``unit``, ``as_published``, ``conditions``, ``source``,
+    ``checked`` and ``evidence``; the source's title and URL are under ``source_title`` / ``source_url``.
+    """
+    doc = load_json("collective_latency.json")
+    figures = doc["allreduce_latency"]
+    if key not in figures:
+        raise KeyError(f"no all-reduce latency {key!r} in collective_latency.json; known: {', '.join(sorted(figures))}")
+    src = doc["sources"][figures[key]["source"]]
+    return {**figures[key], "source_title": src["title"], "source_url": src["url"]}
+
+
+#: Fixed cost of one small all-reduce inside an NVLink node, seconds: 19.19 us for 128 B over 8 H100s
+#: (a third-party measurement, see :func:`allreduce_latency_figure` for its source and conditions).
+#: Measure your own with ``nccl-tests all_reduce_perf -b 8 -e 1M -g <tp>`` (the time column at small sizes).
+ALLREDUCE_LATENCY_S = float(allreduce_latency_figure()["value"])
 
 #: Bytes of one activation element sent by the tensor-parallel all-reduces (BF16).
 ACTIVATION_BYTES = 2.0
@@ -272,5 +288,5 @@ def layouts(model: Model, device: str | Device, n_devices: int, *, gpus_per_node
     return out
 
 
-__all__ = ["ALLREDUCE_LATENCY_S", "GPU_MEMORY_UTILIZATION", "Hardware", "ServeEstimate", "allreduce_s", "hardware",
-           "layouts", "serve"]
+__all__ = ["ALLREDUCE_LATENCY_S", "GPU_MEMORY_UTILIZATION", "Hardware", "ServeEstimate", "allreduce_latency_figure",
+           "allreduce_s", "hardware", "layouts", "serve"]
