@@ -1,6 +1,6 @@
 """Training estimates from a :class:`Model`: FLOPs with the causal attention term, time, implied MFU.
 
-The scalar rules (``6 N T``) live in ``xpucalc.llm.formulas`` (re-exported as ``xpucalc.llm``); here N is the model's
+The scalar rules (``6 N T``) live in ``xpucalc.llm.compute`` (re-exported as ``xpucalc.llm``); here N is the model's
 *active* parameter count (MoE: the routed experts only) and the attention-score FLOPs
 of a causal sequence of ``seq_len`` tokens are added. Published training budgets
 (``xpucalc/data/llm_training_runs.json``) can be set against these estimates with
@@ -15,7 +15,7 @@ from .._check import fraction, positive, positive_int
 from .._data import load_json
 from ..table import Table
 from ..units import fmt_num
-from . import formulas, models
+from . import footprint, models
 from .model import Model
 
 
@@ -63,17 +63,17 @@ def lora_shapes(model: Model) -> list[tuple[int, int]]:
 def finetune_memory(model: Model, method: str, seq_len: int = 2048, batch: int = 1, rank: int = 16) -> dict[str, float]:
     """Memory of fine-tuning ``model`` by ``method`` (``full``, ``lora``, ``qlora``), bytes per part.
 
-    Parts as :func:`xpucalc.llm.formulas.finetune_memory_breakdown`; activations by Korthikanti et al.
+    Parts as :func:`xpucalc.llm.footprint.finetune_memory_breakdown`; activations by Korthikanti et al.
     for ``seq_len`` x ``batch`` (full: stored, standard attention; LoRA/QLoRA: full recomputation with
     FlashAttention); the adapter is rank ``rank`` on every linear layer of every block.
     """
     if method not in ("full", "lora", "qlora"):
         raise ValueError(f"method must be 'full', 'lora' or 'qlora', got {method!r}")
     light = method != "full"
-    act = formulas.activation_bytes(model.num_layers, model.hidden_size, model.num_heads, seq_len, batch,
+    act = footprint.activation_bytes(model.num_layers, model.hidden_size, model.num_heads, seq_len, batch,
                                     recompute=light, flash_attention=light)
-    adapter = formulas.lora_adapter_params(model.num_layers, lora_shapes(model), rank) if light else None
-    return formulas.finetune_memory_breakdown(method, model.n_params, act, adapter)
+    adapter = footprint.lora_adapter_params(model.num_layers, lora_shapes(model), rank) if light else None
+    return footprint.finetune_memory_breakdown(method, model.n_params, act, adapter)
 
 
 def runs() -> list[dict[str, Any]]:
