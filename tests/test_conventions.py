@@ -169,7 +169,7 @@ def test_every_exercise_has_a_folded_solution(path):
 
 # --------------------------------------------------------------------------- figures
 
-_DRAWS = re.compile(r"plt\.show\(\)|\.savefig\(|_plot\(|\bdiagram\.\w+\(|^\s*fig\s*$", re.M)
+_DRAWS = re.compile(r"plt\.show\(\)|\.savefig\(|_plot\(|\bdiagram\.\w+\(|\.svg\(\)|^\s*fig\s*$", re.M)
 _REMOVED = {"remove-cell", "remove-output"}
 
 

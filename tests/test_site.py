@@ -294,6 +294,46 @@ def test_figures_show_near_natural_size_with_captions(browser, base_url, path):
         ctx.close()
 
 
+# ---------------------------------------------------------------- diagrams laid out by Graphviz
+def _graphviz_svgs() -> dict[str, dict[str, str]]:
+    """{page: {image file name: SVG text}} for every Graphviz diagram (xpucalc.dot) a built page shows."""
+    found: dict[str, dict[str, str]] = {}
+    for path in PAGES:
+        html = SITE / path
+        if not html.is_file():
+            continue
+        for src in re.findall(r'<img[^>]*\bsrc="([^"]+\.svg)"', html.read_text(encoding="utf-8")):
+            f = (html.parent / src).resolve()
+            text = f.read_text(encoding="utf-8", errors="replace") if f.is_file() else ""
+            if 'class="graph"' in text:  # Graphviz's top-level group; the Colab badge has none
+                found.setdefault(path, {})[f.name] = text
+    return found
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_diagram_text_is_large_enough_on_screen(browser, base_url, width):
+    """A Graphviz diagram's smallest text is >= 9 px as shown (natural size x shown/natural width), on a laptop and a phone."""
+    from xpucalc.dot import natural_text_px
+
+    pages = _graphviz_svgs()
+    if not pages:
+        _unavailable("no page of the built site shows a Graphviz diagram")
+    measured = []
+    for path, svgs in pages.items():
+        ctx, page, _ = open_page(browser, base_url, path, width=width)
+        try:
+            shown = page.evaluate("""() => [...document.querySelectorAll('article img')].filter(i => i.src.endsWith('.svg'))
+                .map(i => [i.src.split('/').pop(), i.getBoundingClientRect().width / i.naturalWidth])""")
+            for name, scale in shown:
+                if name in svgs:
+                    measured.append((path, name[:12], round(natural_text_px(svgs[name]) * scale, 1)))
+        finally:
+            ctx.close()
+    assert len(measured) == sum(len(s) for s in pages.values()), f"diagrams not found on their pages: {measured}"
+    small = [m for m in measured if m[2] < 9]
+    assert not small, f"diagram text below 9 px at {width} px: {small}"
+
+
 # ---------------------------------------------------------------- the whole-book PDF link
 def test_book_pdf_is_linked_from_intro_and_download_menu(browser, base_url):
     ctx, page, _ = open_page(browser, base_url, "book/intro.html")
