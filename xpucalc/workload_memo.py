@@ -17,10 +17,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, fields
 
-from . import devices, interconnect, llm, memory
-from .device import Device
+from . import llm, memory
 from .evidence import COMPUTED
 from .llm import Model
+from .llm.hardware import Hardware, resolve as resolve_device
 from .llm.serve import GPU_MEMORY_UTILIZATION, ServeEstimate, layouts, serve
 from .table import Table
 from .units import fmt_bytes, fmt_num, fmt_si, fmt_time
@@ -29,46 +29,35 @@ from .workload_inputs import (GOALS, PRECISION_NAMES, PRIORITIES, MemoInputError
                               resolve_model)
 
 
-@dataclass(frozen=True)
-class Hardware:
-    """Resolved per-GPU figures and where each came from (``peak_flops`` None: not published)."""
-
-    name: str
-    memory: float
-    bandwidth: float
-    peak_flops: float | None
-    peak_label: str
-    evidence: str
-
-
 def resolve_hardware(inp: WorkloadInputs) -> Hardware:
-    """Per-GPU memory, bandwidth and dense peak from the catalog and/or the reader's overrides.
+    """Per-GPU memory, bandwidth, dense peak and links from the catalog and/or the reader's overrides.
 
-    A missing peak is allowed (decode needs only bandwidth); goals that need it check later.
+    The lookup is :func:`xpucalc.llm.hardware.resolve` (the one ``xpucalc.llm.serve`` uses); here a
+    missing figure becomes a :class:`MemoInputError` that says, in Korean, what to write. A missing
+    peak is allowed (decode needs only bandwidth); goals that need it check later.
     """
-    if inp.gpu is None:
-        return Hardware(inp.gpu_name or "직접 입력한 GPU", float(inp.gpu_memory), float(inp.bandwidth),
-                        float(inp.peak_flops), "직접 입력한 dense 피크", "직접 입력")
-    e = devices.entry(inp.gpu)
-    mem = inp.gpu_memory if inp.gpu_memory is not None else (e.get("memory") or {}).get("value")
-    bw = inp.bandwidth if inp.bandwidth is not None else (e.get("bandwidth") or {}).get("value")
-    peak, label = inp.peak_flops, "직접 입력한 dense 피크"
-    if peak is None:
-        label = "카탈로그에 dense 피크 없음(미공개)"
-        for prec in dict.fromkeys((inp.precision, "bf16", "fp16")):
-            try:
-                p = devices.peak(inp.gpu, prec, sparse=False)
-            except ValueError:
-                continue
-            if p.get("value"):
-                acc = p.get("accumulate")
-                peak, label = p["value"], f"카탈로그 {prec.upper()} dense" + (f", {acc.upper()} 누산" if acc else "")
-                break
-    for name, val in (("gpu_memory", mem), ("bandwidth", bw)):
-        if val is None:
-            raise MemoInputError(name, f"카탈로그의 {inp.gpu}에는 이 값이 없습니다(미공개 또는 미확인). "
-                                       f"{name}=...으로 출처가 있는 값을 직접 적으세요.")
-    return Hardware(e["name"], float(mem), float(bw), None if peak is None else float(peak), label, "카탈로그")
+    try:
+        return resolve_device(inp.gpu, inp.precision, memory=inp.gpu_memory, bandwidth=inp.bandwidth,
+                              peak_flops=inp.peak_flops, name=inp.gpu_name or "직접 입력한 GPU")
+    except ValueError as exc:
+        arg = str(exc).partition(":")[0]
+        name = {"memory": "gpu_memory"}.get(arg, arg)
+        raise MemoInputError(name, f"카탈로그의 {inp.gpu}에는 이 값이 없습니다(미공개 또는 미확인). "
+                                   f"{name}=...으로 출처가 있는 값을 직접 적으세요.") from exc
+
+
+def _peak_label(hw: Hardware) -> str:
+    """Where the memo's peak came from, in Korean."""
+    if hw.peak_flops is None:
+        return "카탈로그에 dense 피크 없음(미공개)"
+    if hw.peak_precision is None:
+        return "직접 입력한 dense 피크"
+    acc = f", {hw.peak_accumulate.upper()} 누산" if hw.peak_accumulate else ""
+    return f"카탈로그 {hw.peak_precision.upper()} dense{acc}"
+
+
+def _evidence(hw: Hardware) -> str:
+    return "카탈로그" if hw.key is not None else "직접 입력"
 
 
 @dataclass
@@ -199,15 +188,12 @@ def _suggest_parallelism(inp: WorkloadInputs, hw: Hardware, needed: float) -> tu
     return res.strategy, list(res.reasons) + list(res.warnings)
 
 
-def _device_for_serve(inp: WorkloadInputs, hw: Hardware) -> str | Device:
-    if inp.gpu is not None and inp.gpu_memory is None and inp.bandwidth is None and inp.peak_flops is None:
-        return inp.gpu
-    if hw.peak_flops is None:
-        raise MemoInputError("peak_flops", "값을 직접 고쳐 적은 장치에는 dense 피크(peak_flops, FLOP/s)도 적어야 합니다.")
-    return Device(hw.name, hw.peak_flops, hw.bandwidth, hw.memory, inp.precision, False, inp.gpu)
+def _device_for_serve(inp: WorkloadInputs, hw: Hardware) -> str | Hardware:
+    """The catalog key when the reader changed no figure (serve then picks the peak for the weight precision)."""
+    return inp.gpu if hw.from_catalog and inp.gpu is not None else hw
 
 
-def _serve_layout(inp: WorkloadInputs, m: Model, dev: str | Device, **kw) -> tuple[ServeEstimate, str]:
+def _serve_layout(inp: WorkloadInputs, m: Model, dev: str | Hardware, **kw) -> tuple[ServeEstimate, str]:
     """The layout for the memo: the reader's tp/pp, else the best fitting one for the priority."""
     g = inp.n_gpus
     if inp.tp is not None:
@@ -295,13 +281,7 @@ def _offload_row(inp: WorkloadInputs, hw: Hardware, r: ServeEstimate, rep: MemoR
     """CPU offload: the part that does not fit is read from host RAM over the host link every token."""
     shard = r.tp * r.pp
     excess = (r.weights_per_device + r.kv_per_device - r.usable_memory) * shard
-    link, gen = interconnect.pcie_bandwidth(4, 16), "PCIe Gen4 x16 (가정)"
-    for g in (5, 4):
-        try:
-            link, gen = devices.extra(inp.gpu, f"PCIe Gen{g} bandwidth")["value"] / 2.0, f"PCIe Gen{g} x16"
-            break
-        except (KeyError, TypeError):
-            continue
+    link, gen = hw.host_link_bandwidth, hw.host_link_label + (" (가정)" if hw.host_link_assumed else "")
     if excess > inp.system_ram:
         rep.suggestions.append(f"모자라는 {fmt_bytes(excess)}는 시스템 RAM {fmt_bytes(inp.system_ram)}에도 들어가지 않습니다.")
         return
@@ -341,10 +321,10 @@ def estimate(inp: WorkloadInputs) -> MemoReport:
     if mdl is not None:
         act = f", 토큰당 활성 {fmt_num(mdl.n_active_params / 1e9, 1)}B (MoE)" if mdl.is_moe else ""
         rep.rows.append(("모델", f"{mdl.name}: {fmt_num(mdl.n_params / 1e9, 2)}B 파라미터{act}", COMPUTED))
-    rep.rows.append(("GPU", f"{hw.name} × {g}" + (" (NVLink)" if inp.nvlink and g > 1 else ""), hw.evidence))
+    rep.rows.append(("GPU", f"{hw.name} × {g}" + (" (NVLink)" if inp.nvlink and g > 1 else ""), _evidence(hw)))
     peak = fmt_si(hw.peak_flops, "FLOP/s") if hw.peak_flops else "피크 미공개"
     rep.rows.append(("GPU당 메모리 / 대역폭 / 피크", f"{fmt_bytes(hw.memory)} / {fmt_si(hw.bandwidth, 'B/s')} / "
-                     f"{peak} ({hw.peak_label})", hw.evidence))
+                     f"{peak} ({_peak_label(hw)})", _evidence(hw)))
     if inp.goal == "serving" and mdl is not None:
         _serving_rows(inp, hw, rep)
     else:

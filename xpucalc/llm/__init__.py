@@ -20,7 +20,7 @@ SI units throughout: bytes, FLOP, seconds, bytes/s, FLOP/s; parameter counts are
 """
 from __future__ import annotations
 
-from . import models, training
+from . import hardware, models, training
 from . import serve as serving
 from .comm import allreduce_time_s, allreduce_traffic_bytes, tp_activation_bytes_per_forward
 from .compute import (CHINCHILLA_TOKENS_PER_PARAM, attention_flops_per_token, attention_ratio, chinchilla_tokens,

@@ -12,10 +12,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from .. import devices, interconnect
 from .._check import fraction, non_negative, positive, positive_int
 from .._data import load_json
 from ..device import Device
+from .hardware import Hardware, resolve
 from .model import Model
 
 #: Share of a device's memory the serving engine may fill: vLLM's default ``gpu_memory_utilization``
@@ -45,78 +45,6 @@ ALLREDUCE_LATENCY_S = float(allreduce_latency_figure()["value"])
 
 #: Bytes of one activation element sent by the tensor-parallel all-reduces (BF16).
 ACTIVATION_BYTES = 2.0
-
-
-@dataclass(frozen=True)
-class Hardware:
-    """The figures of one device that serving needs: capacity, bandwidth, dense peak (None if unpublished)."""
-
-    name: str
-    memory: float
-    bandwidth: float
-    peak_flops: float | None
-    peak_label: str
-    link_bandwidth: float
-    link_label: str
-    key: str | None = None
-
-
-def _link_of(key: str | None) -> tuple[float, str]:
-    """One-way GPU-to-GPU bandwidth from the catalog: NVLink if the device has it, else its PCIe host link."""
-    if key is not None:
-        for label in ("NVLink bandwidth", "NVLink 5 bandwidth"):
-            try:
-                f = devices.extra(key, label)
-            except KeyError:
-                continue
-            if f.get("value"):
-                return f["value"] / 2.0, f"{label} ÷ 2 (NVIDIA adds both directions)"
-        for gen in (5, 4):
-            try:
-                f = devices.extra(key, f"PCIe Gen{gen} bandwidth")
-            except KeyError:
-                continue
-            if f.get("value"):
-                return f["value"] / 2.0, f"PCIe Gen{gen} x16 ÷ 2 (both directions added)"
-    return interconnect.pcie_bandwidth(4, 16), "PCIe Gen4 x16 one way (assumed: no link in the catalog)"
-
-
-def hardware(device: str | Device, precision: str | None = None, weight_bytes: float = 2.0) -> Hardware:
-    """Resolve a catalog key or a :class:`Device` into :class:`Hardware`.
-
-    For a catalog key the dense peak of ``precision`` is used; with ``precision=None``
-    FP8 when ``weight_bytes <= 1`` and the device publishes an FP8 dense peak, else BF16,
-    else FP16. A device without any published peak (Apple M3 Ultra) gets ``peak_flops=None``.
-    """
-    if isinstance(device, Device):
-        if device.memory is None:
-            raise ValueError(f"{device.name}: memory is unknown; create the Device with memory= (bytes)")
-        link, label = _link_of(device.key)
-        return Hardware(device.name, device.memory, device.bandwidth,
-                        None if device.sparse else device.peak_flops,
-                        f"{(device.precision or '').upper()} dense" if not device.sparse else "sparse peak ignored",
-                        link, label, device.key)
-    if not isinstance(device, str):
-        raise ValueError(f"device must be a catalog key (str) or an xpucalc.Device, got {type(device).__name__}")
-    e = devices.entry(device)
-    mem = (e.get("memory") or {}).get("value")
-    bw = (e.get("bandwidth") or {}).get("value")
-    if not mem:
-        raise ValueError(f"{device}: the catalog has no memory capacity; pass an xpucalc.Device with memory=")
-    if not bw:
-        raise ValueError(f"{device}: the catalog has no memory bandwidth; pass an xpucalc.Device with bandwidth=")
-    order = [precision] if precision else (["fp8"] if weight_bytes <= 1 else []) + ["bf16", "fp16"]
-    peak, label = None, "미공개 (no dense peak in the catalog)"
-    for prec in order:
-        try:
-            p = devices.peak(device, prec, sparse=False)
-        except ValueError:
-            continue
-        if p.get("value"):
-            peak, label = float(p["value"]), f"{prec.upper()} dense"
-            break
-    link, link_label = _link_of(device)
-    return Hardware(e["name"], float(mem), float(bw), peak, label, link, link_label, device)
 
 
 def allreduce_s(size_bytes: float, n: int, link_bandwidth: float, latency_s: float = ALLREDUCE_LATENCY_S) -> float:
@@ -180,7 +108,7 @@ def _check_tp(model: Model, tp: int) -> int:
     return t
 
 
-def serve(model: Model, device: str | Device, *, tp: int = 1, pp: int = 1, dp: int = 1, batch: int = 1,
+def serve(model: Model, device: str | Device | Hardware, *, tp: int = 1, pp: int = 1, dp: int = 1, batch: int = 1,
           context: int = 4096, weight_bytes: float = 2.0, kv_bytes: float = 2.0,
           memory_utilization: float = GPU_MEMORY_UTILIZATION, precision: str | None = None,
           prefill_mfu: float = 0.4, link_bandwidth: float | None = None,
@@ -189,7 +117,8 @@ def serve(model: Model, device: str | Device, *, tp: int = 1, pp: int = 1, dp: i
 
     Args:
         model: the architecture (see ``xpucalc.llm.models.get``).
-        device: catalog key (``"h100-sxm"``) or an :class:`xpucalc.Device` with ``memory``.
+        device: catalog key (``"h100-sxm"``), an :class:`xpucalc.Device` with ``memory``, or a resolved
+            ``xpucalc.llm.hardware.Hardware``.
         tp: tensor-parallel degree; must divide the query and the KV head counts.
         pp: pipeline stages (layers split evenly; one request visits the stages in turn).
         dp: data-parallel replicas (more requests at once, not a faster request).
@@ -221,7 +150,7 @@ def serve(model: Model, device: str | Device, *, tp: int = 1, pp: int = 1, dp: i
     kb = positive(kv_bytes, "kv_bytes")
     util = fraction(memory_utilization, "memory_utilization")
     mfu = fraction(prefill_mfu, "prefill_mfu")
-    hw = hardware(device, precision, wb)
+    hw = resolve(device, precision, wb)
     link = positive(link_bandwidth, "link_bandwidth") if link_bandwidth is not None else hw.link_bandwidth
     lat = non_negative(allreduce_latency_s, "allreduce_latency_s")
     shard = t * p
@@ -264,7 +193,7 @@ def serve(model: Model, device: str | Device, *, tp: int = 1, pp: int = 1, dp: i
                          tuple(notes))
 
 
-def layouts(model: Model, device: str | Device, n_devices: int, *, gpus_per_node: int = 8, batch: int = 1,
+def layouts(model: Model, device: str | Device | Hardware, n_devices: int, *, gpus_per_node: int = 8, batch: int = 1,
             context: int = 4096, weight_bytes: float = 2.0, kv_bytes: float = 2.0,
             **kwargs) -> list[ServeEstimate]:
     """Every TP x PP x DP layout of exactly ``n_devices`` devices that fits, fastest single request first.
@@ -289,4 +218,4 @@ def layouts(model: Model, device: str | Device, n_devices: int, *, gpus_per_node
 
 
 __all__ = ["ALLREDUCE_LATENCY_S", "GPU_MEMORY_UTILIZATION", "Hardware", "ServeEstimate", "allreduce_latency_figure",
-           "allreduce_s", "hardware", "layouts", "serve"]
+           "allreduce_s", "layouts", "serve"]
