@@ -235,9 +235,10 @@ def _serving_rows(inp: WorkloadInputs, hw: Hardware, rep: MemoReport) -> None:
                      f"(한 단계 {fmt_time(r.decode_step_s)}, {'연산' if r.decode_bound == 'compute' else '메모리'} 한계)",
                      COMPUTED))
     rep.rows.append(("decode 상한, 전체", f"{fmt_num(r.decode_tokens_per_s_total, 1)} 토큰/s "
-                     f"(사본 {r.dp}개 × 배치 {r.batch})", COMPUTED))
+                     f"(사본 {r.dp}개 × 배치 {r.batch}"
+                     + (f", 파이프라인에 마이크로배치 {r.microbatches}개" if r.pp > 1 else "") + ")", COMPUTED))
     if r.tp > 1:
-        rep.rows.append(("TP all-reduce (decode 한 단계)", f"{fmt_time(r.decode_comm_s)} (레이어당 2회, 1회 고정비 "
+        rep.rows.append(("TP all-reduce (decode 한 단계)", f"{fmt_time(r.decode_allreduce_s)} (레이어당 2회, 1회 고정비 "
                          f"{fmt_time(llm.serving.ALLREDUCE_LATENCY_S)}: 8×H100 NVLink에서 잰 제3자 측정값)", COMPUTED))
     if r.prefill_s is None:
         rep.rows.append((f"prefill {inp.seq_len:,} 토큰", "계산하지 않음: 이 장치는 dense 피크가 공개되지 않았습니다", "미공개"))
