@@ -264,7 +264,7 @@ def test_cpu_run_uses_one_thread_by_default_and_restores():
         assert r.environment.threads == 1 and torch.get_num_threads() == 2
         r = bench.run_torch("eager", "fp32", 2, 16, 16, device="cpu", warmup=0, reps=2, warmup_s=0, threads=2)
         assert r.environment.threads == 2
-        assert any("CPU 스레드 2" in n for n in bench.results_table([r]).notes)
+        assert "CPU 스레드 2" in bench.results_table([r]).line
     finally:
         torch.set_num_threads(before)
 
@@ -452,13 +452,16 @@ def test_results_table_has_evidence_and_notes():
     ok = bench.run_jax("eager", "fp32", 2, 32, 32, platform="cpu", warmup=0, reps=3)
     bad = bench.unsupported("jax", "compiled", "bf16", 1, 32, 32, "TPU 없음")
     t = bench.results_table([ok, bad], caption="c")
-    assert t.headers[-1] == "근거"
-    assert t.column("근거") == [evidence.CPU_CHECKED, evidence.NOT_MEASURED]
-    assert t.column("M") == ["2", "1"]
-    assert "통과" in t.column("최대 절대 오차 (판정)")[0]
-    assert any("jax" in n and "CPU 동작 확인" in n for n in t.notes)
-    assert "<table" in t.to_html()
-    assert math.isclose(float(t.column("산술 강도 I (FLOP/B)")[0]), round(ok.workload.intensity, 2))
+    rates, times = t.table("처리율"), t.table("시간")
+    assert rates.headers[-1] == "근거"  # the rows' evidence differs: a column instead of the shared line
+    assert rates.column("근거") == [evidence.CPU_CHECKED, evidence.NOT_MEASURED] and "근거" not in t.line
+    assert [c.split("M=")[1] for c in times.column("조건")] == ["2", "1"]
+    assert times.column("최초 1회 (ms)")[1] == "미지원: TPU 없음"
+    assert "통과" in rates.column("최대 절대 오차 (판정)")[0]
+    assert "장치: CPU" in t.line and "jax" in t.line  # the device once, above the tables
+    assert "장치" not in rates.headers + times.headers
+    assert "<table" in t.to_html() and t.to_html().count("<table") == 2 and "Table(" not in repr(t)
+    assert math.isclose(float(rates.column("산술 강도 I (FLOP/B)")[0]), round(ok.workload.intensity, 2))
 
 
 def test_run_grid_order_and_statistics_module_agrees():
@@ -500,12 +503,14 @@ def test_results_table_columns_show_their_own_boundary():
                           device=bench.summarize([1e-3, 1e-3, 1e-3], warn=False),
                           with_transfer=bench.summarize([3e-3, 3e-3, 3e-3], warn=False),
                           accuracy_first=bench.check_accuracy([1.0], [1.0], "fp32"), warmup=1, reps=3)
-    t = bench.results_table([r])
+    rt = bench.results_table([r])
+    t, rates = rt.table("시간"), rt.table("처리율")
+    assert t.column("조건") == ["Eager · FP32 · M=2"]
     assert t.column("최초 1회 (ms)") == ["250.000"]
-    assert t.column("장치 상주 중앙값 (ms)") == ["1.0000"]
-    assert t.column("전송 포함 중앙값 (ms)") == ["3.0000"]
+    assert t.column("장치 상주 중앙값 (ms) (IQR/중앙값)") == ["1.0000 (0%)"]  # equal samples: IQR 0
+    assert t.column("전송 포함 중앙값 (ms) (IQR/중앙값)") == ["3.0000 (0%)"]
     assert t.column("전송 포함/장치 상주") == ["3.00"]
-    assert t.column("장치 상주 최소 · p10 (ms)") == ["1.0000 · 1.0000"]
-    assert t.column("처리율 (TFLOP/s)") == ["0.000"] and t.column("근거") == [evidence.CPU_CHECKED]
+    assert rates.column("장치 상주 최소 · p10 (ms)") == ["1.0000 · 1.0000"]
+    assert rates.column("처리율 (TFLOP/s)") == ["0.000"] and rt.line.endswith(f"근거: {evidence.CPU_CHECKED}")
     # Q_min = 4 (2*16 + 16*16 + 16 + 2*16) = 4 * 336 = 1344 B over 1 ms = 1.344 MB/s -> "0.0" GB/s
-    assert t.column("유효 대역폭 (GB/s)") == ["0.0"]
+    assert rates.column("유효 대역폭 (GB/s)") == ["0.0"]
