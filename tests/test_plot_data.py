@@ -59,7 +59,7 @@ def test_workload_markers_sit_on_each_roof(ax):
     assert pts["작업 1 @ 장치 A: 100 ms"] == (pytest.approx(10), pytest.approx(10))
     assert pts["작업 1 @ 장치 B: 50 ms"] == (pytest.approx(10), pytest.approx(20))
     assert pts["작업 2 @ 장치 A: 500 ms"] == (pytest.approx(1000), pytest.approx(200))
-    assert pts["작업 2 @ 장치 B: 1000 ms"] == (pytest.approx(1000), pytest.approx(100))
+    assert pts["작업 2 @ 장치 B: 1,000 ms"] == (pytest.approx(1000), pytest.approx(100))
     # the crossover star: A's slope 1 x I meets B's flat 100 at I = 100, height 100 TFLOP/s
     assert pts["두 상한이 같아지는 점 I = 100"] == (pytest.approx(100), pytest.approx(100))
 
@@ -122,3 +122,16 @@ def test_plot_beside_draws_the_chosen_boundary(boundary, col):
     # reference bars left of my bars in every group
     assert all(r.get_x() < m.get_x() for r, m in zip(ref_bars, my_bars))
     plt.close(ax.figure)
+
+
+def test_legend_numbers_have_three_significant_figures():
+    # a device with ridge 3.35e12... : peak 989.5e12 / 3.35e12 B/s = 295.373 FLOP/B -> "295"
+    dev = xc.Device("H", peak_flops=989.5e12, bandwidth=3.35e12)
+    w = xc.Workload("층", flops=2 * 1024**3, bytes=3 * 2 * 1024**2)   # I = 2^31 / 6291456 = 341.33 FLOP/B
+    a = roofline_plot([dev], [w])
+    labels = [t.get_text() for t in a.get_legend().get_texts()] if a.get_legend() else [
+        ln.get_label() for ln in a.get_lines()]
+    assert "H (분기점 295 FLOP/B)" in labels
+    # compute-bound: 2^31 FLOP / 989.5e12 FLOP/s = 2.17025e-6 s = 0.00217 ms
+    assert "층 @ H: 0.00217 ms" in labels
+    plt.close(a.figure)

@@ -1,13 +1,14 @@
 """Plot helpers with Korean labels that render (NanumGothic from the koreanize-matplotlib wheel)."""
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
 
 from .device import Device
 from .roofline import attainable, crossover, roofline
-from .units import TFLOPS
+from .units import TFLOPS, fmt_num
 from .workload import Workload
 
 _FONT_READY = False
@@ -55,6 +56,14 @@ def setup_korean_font() -> str:
     return str(matplotlib.rcParams["font.family"][0])
 
 
+def _sig(x: float, figures: int = 3) -> str:
+    """``x`` with ``figures`` significant figures and thousands separators, for legends: 295.343 -> "295"."""
+    if x == 0 or not math.isfinite(x):
+        return f"{x:g}"
+    decimals = max(0, figures - 1 - math.floor(math.log10(abs(x))))
+    return fmt_num(x, decimals)
+
+
 def roofline_plot(devices: Sequence[Device], workloads: Sequence[Workload] = (), ax=None,
                   intensity_range: tuple[float, float] | None = None, mark_crossover: bool = True,
                   title: str = "Roofline: 산술 강도에 따른 성능 상한"):
@@ -87,17 +96,17 @@ def roofline_plot(devices: Sequence[Device], workloads: Sequence[Workload] = (),
     for i, d in enumerate(devices):
         c = colors[i % len(colors)]
         ys = np.minimum(d.peak_flops, d.bandwidth * xs) / TFLOPS
-        ax.loglog(xs, ys, color=c, lw=2, label=f"{d.name} (분기점 {d.ridge_point:g} FLOP/B)")
+        ax.loglog(xs, ys, color=c, lw=2, label=f"{d.name} (분기점 {_sig(d.ridge_point)} FLOP/B)")
         ax.axvline(d.ridge_point, color=c, ls=":", lw=1)
         for j, w in enumerate(workloads):
             r = roofline(w, d)
             ax.plot(w.intensity, r.attainable / TFLOPS, markers[j % len(markers)], color=c, ms=8,
-                    mec="black", label=f"{w.name} @ {d.name}: {r.time * 1e3:g} ms")
+                    mec="black", label=f"{w.name} @ {d.name}: {_sig(r.time * 1e3)} ms")
     if mark_crossover and len(devices) == 2:
         x = crossover(devices[0], devices[1])
         if x is not None:
             y = attainable(x, devices[0]) / TFLOPS
-            ax.plot(x, y, "*", color="crimson", ms=16, mec="black", zorder=5, label=f"두 상한이 같아지는 점 I = {x:g}")
+            ax.plot(x, y, "*", color="crimson", ms=16, mec="black", zorder=5, label=f"두 상한이 같아지는 점 I = {_sig(x)}")
     ax.set_xlabel("산술 강도 I (FLOP/Byte)")
     ax.set_ylabel("성능 상한 R_roof (TFLOP/s)")
     ax.set_title(title)
