@@ -45,7 +45,7 @@ def allreduce_latency_figure(key: str = "nvlink-8xh100") -> dict:
 #: Measure your own with ``nccl-tests all_reduce_perf -b 8 -e 1M -g <tp>`` (the time column at small sizes).
 ALLREDUCE_LATENCY_S = float(allreduce_latency_figure()["value"])
 
-#: Bytes of one activation element sent by the tensor-parallel all-reduces (BF16).
+#: Bytes of one activation element sent by the all-reduces, all-to-alls and stage-to-stage hops (BF16).
 ACTIVATION_BYTES = 2.0
 
 
@@ -66,6 +66,12 @@ def alltoall_s(send_bytes: float, n: int, link_bandwidth: float, latency_s: floa
 
     latency + send_bytes / link: every device sends at once through the switch, so one device's
     outgoing traffic over its own link sets the time. Returns 0 for ``n == 1``.
+
+    Args:
+        send_bytes: bytes one device sends to the other devices in total, bytes.
+        n: devices taking part (count).
+        link_bandwidth: one device's one-way link bandwidth, bytes/s.
+        latency_s: fixed cost of the collective, seconds.
     """
     k = positive_int(n, "n")
     if k == 1:
