@@ -113,34 +113,6 @@ def test_log_axes_below_one_have_a_minus_glyph(caplog):
     plt.close(fig)
 
 
-def test_diagram_draws_korean_without_missing_glyphs():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from xpucalc.diagram import Diagram, chain
-
-    d = Diagram(title="세 가지 데이터 이동 구간")
-    d.box("host", "호스트 메모리", 0, 0).box("hbm", "장치 주 메모리 (HBM)", 4, 0)
-    d.arrow("host", "hbm", "② 호스트↔가속기", both=True)
-    with pytest.raises(KeyError, match="dst"):
-        d.arrow("host", "nowhere")
-    with pytest.raises(ValueError, match="twice"):
-        d.box("host", "again", 1, 1)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        fig = d.draw()
-        fig.canvas.draw()
-        fig2 = chain(["비교 대상", "구조", "사양", "소프트웨어", "측정"]).draw()
-        fig2.canvas.draw()
-    assert not [c for c in caught if "Glyph" in str(c.message) or "missing from font" in str(c.message)]
-    texts = [t.get_text() for t in fig.axes[0].texts]
-    assert "호스트 메모리" in texts and "② 호스트↔가속기" in texts
-    assert len(fig2.axes[0].patches) == 5 + 4  # five boxes, four arrows
-    plt.close("all")
-
-
 def test_public_api_of_the_design_is_reachable_from_the_package():
     import sys
 

@@ -25,6 +25,8 @@ def test_source_quotes_labels_and_keeps_korean_line_breaks():
     assert 'fillcolor="#fff4cc"' in src  # the "decision" colour of the palette
     assert "rankdir=TB" in src and "fontsize=12" in src
     assert "fontsize=10.8" in src  # edge labels at 90 % of the box text: 12 x 0.9
+    titled = Graph(title="위로 갈수록 빠르다").node("a", "가").source()
+    assert 'labelloc=t; label="위로 갈수록 빠르다";' in titled and "labelloc" not in src
 
 
 def test_rank_inside_a_cluster_is_declared_inside_it():

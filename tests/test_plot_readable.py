@@ -1,4 +1,4 @@
-"""Figures sized for the site's content column: legends outside the data, labelled log ticks, diagrams that fit."""
+"""Figures sized for the site's content column: legends outside the data, labelled log ticks, diagrams: tests/test_dot.py."""
 from __future__ import annotations
 
 import matplotlib
@@ -8,7 +8,6 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
 
 import xpucalc as xc  # noqa: E402
-from xpucalc.diagram import Diagram, chain  # noqa: E402
 from xpucalc.plot import COLUMN_WIDTH_IN, MIN_FONT_PT, legend_below, log_ticks, roofline_plot, setup_korean_font  # noqa: E402
 
 
@@ -48,14 +47,3 @@ def test_log_ticks_label_at_least_two_ticks_on_a_short_range():
     with pytest.raises(ValueError, match="axis"):
         log_ticks(ax, "z")
     plt.close(fig)
-
-
-def test_wide_diagram_is_drawn_at_column_width():
-    d = chain([f"단계 {i}" for i in range(9)])  # 9 boxes in a row: about 30 in at scale 1
-    fig = d.draw()
-    assert fig.get_size_inches()[0] == pytest.approx(COLUMN_WIDTH_IN, rel=0.02)
-    small = Diagram().box("a", "하나", 0, 0).draw()
-    assert small.get_size_inches()[0] < COLUMN_WIDTH_IN  # a narrow one keeps its size
-    with pytest.raises(ValueError, match="max_width"):
-        Diagram().box("a", "하나", 0, 0).draw(max_width=0)
-    plt.close("all")

@@ -6,7 +6,7 @@ a message that names the argument.
 
 Modules: ``units`` (constants, formatting), ``evidence`` (labels), ``devices``
 (spec catalog), ``roofline``, ``workload``, ``endtoend``, ``energy``, ``llm``,
-``comparison`` (the 11-item table), ``plot``, ``diagram``, ``bench`` (timing harness),
+``comparison`` (the 11-item table), ``plot``, ``dot`` (Graphviz diagrams), ``bench`` (timing harness),
 ``reference`` (the A100 / TPU v5e reference measurements), ``memory``, ``interconnect``,
 ``parallelism``, ``specs_reading``, ``workload_memo``.
 """

@@ -46,6 +46,8 @@ class Graph:
         fontsize: text size of the boxes in points (edge labels are 90 % of it).
         nodesep: horizontal gap between boxes, inches.
         ranksep: vertical gap between ranks, inches.
+        title: optional line drawn above the diagram (the page's caption is the figure's title;
+            use this for a reading hint such as "위로 갈수록 빠르고 작다").
     """
 
     rankdir: str = "TB"
@@ -56,6 +58,7 @@ class Graph:
     edges: list[tuple[str, str, dict[str, str]]] = field(default_factory=list)
     clusters: list[tuple[str, list[str]]] = field(default_factory=list)
     same_rank: list[list[str]] = field(default_factory=list)
+    title: str = ""
 
     def node(self, key: str, text: str, color: str = "default", shape: str = "box") -> "Graph":
         """Add a box; ``color`` is a :data:`PALETTE` name or a colour, ``shape`` a Graphviz shape."""
@@ -126,6 +129,8 @@ class Graph:
             f'  edge [fontname={_quote(FONT_FAMILIES)}, fontsize={efs}, color="{LINE}", fontcolor="#1f3864", '
             f'arrowsize=0.8];',
         ]
+        if self.title:
+            lines.append(f"  labelloc=t; label={_quote(self.title)};")
         in_cluster = {k for _, keys in self.clusters for k in keys}
 
         def node_line(key: str) -> str:
@@ -138,7 +143,7 @@ class Graph:
 
         placed: set[int] = set()
         for i, (title, keys) in enumerate(self.clusters):
-            lines.append(f'  subgraph cluster_{i} {{ label={_quote(title)}; style="rounded"; color="#9aa5b1";')
+            lines.append(f'  subgraph cluster_{i} {{ label={_quote(title)}; labeljust=l; style="rounded"; color="#9aa5b1";')
             lines += [f"    {node_line(k)}" for k in keys]
             for j, same in enumerate(self.same_rank):  # a row inside the frame must be declared inside it
                 if set(same) <= set(keys):
