@@ -61,7 +61,7 @@ class Graph:
     title: str = ""
 
     def node(self, key: str, text: str, color: str = "default", shape: str = "box") -> "Graph":
-        """Add a box; ``color`` is a :data:`PALETTE` name or a colour, ``shape`` a Graphviz shape."""
+        """Add a box; ``color`` is a name in ``PALETTE`` or a colour, ``shape`` a Graphviz shape."""
         if key in self.nodes:
             raise ValueError(f"node key {key!r} is used twice; give each node its own key")
         self.nodes[key] = {"label": text, "fillcolor": PALETTE.get(color, color), "shape": shape}
