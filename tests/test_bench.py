@@ -507,8 +507,8 @@ def test_results_table_columns_show_their_own_boundary():
     t, rates = rt.table("시간"), rt.table("처리율")
     assert t.column("조건") == ["Eager · FP32 · M=2"]
     assert t.column("최초 1회 (ms)") == ["250.000"]
-    assert t.column("장치 상주 중앙값 (ms) (IQR/중앙값)") == ["1.0000 (0%)"]  # equal samples: IQR 0
-    assert t.column("전송 포함 중앙값 (ms) (IQR/중앙값)") == ["3.0000 (0%)"]
+    assert t.column("장치 상주 (ms)") == ["1.0000 (0%)"]  # the median (IQR/median); equal samples: IQR 0
+    assert t.column("전송 포함 (ms)") == ["3.0000 (0%)"]
     assert t.column("전송 포함/장치 상주") == ["3.00"]
     assert rates.column("장치 상주 최소 · p10 (ms)") == ["1.0000 · 1.0000"]
     assert rates.column("처리율 (TFLOP/s)") == ["0.000"] and rt.line.endswith(f"근거: {evidence.CPU_CHECKED}")
