@@ -300,14 +300,12 @@ def test_suggest_partly_filled_last_node():
     assert s.feasible and (s.tp, s.pp, s.dp) == (8, 1, 1)
 
 
-@pytest.mark.xfail(strict=True, reason="suggest: after a partly filled last node is dropped and one full node is left, "
-                                       "the multi-node text still says InfiniBand is required between nodes and "
-                                       "labels the layout '노드 간 DP/FSDP = 1' (parallelism.py, the total != g * nodes "
-                                       "branch should fall back to the single-node flow when nodes == 1)")
 def test_suggest_one_full_node_left_reads_as_one_node():
+    # 12 GPUs = one node of 8 + 4: the 4 are left out, and 300 GB fit one node's 640 GB, so TP = 8 inside it
     s = par.suggest(300 * GB, 80 * GB, 8, 2, True, False, n_gpus=12)
-    assert "노드 간" not in s.strategy
+    assert "노드 간" not in s.strategy and s.strategy.endswith("(노드 내 NVLink)")
     assert not any("InfiniBand" in r for r in s.reasons)
+    assert (s.tp, s.pp, s.dp) == (8, 1, 1) and s.feasible
 
 
 def test_suggest_multi_node_without_nvlink():

@@ -214,6 +214,15 @@ def suggest(model_bytes_needed: float, gpu_memory_bytes: float, gpus_per_node: i
         reasons.append("양자화로 바이트를 줄이거나, GPU를 늘리거나, CPU/NVMe 오프로드(느림)를 검토하세요.")
         return finish("현재 구성으로는 불가능 (메모리 부족)", feasible=False)
 
+    if nodes > 1 and total != g * nodes:
+        # The same layout repeats per node, so a partly filled last node is left out; one full node left
+        # is then planned as a single node (no InfiniBand between nodes).
+        reasons.append(f"GPU {total}장은 {g}장짜리 노드 {nodes}개를 채우지 못합니다. 같은 구성을 노드마다 반복하려면 "
+                       f"노드당 GPU 수가 같아야 하므로, 가득 찬 노드 {total // g}개만 쓰는 구성으로 계산합니다.")
+        nodes = total // g
+        total = g * nodes
+        if need > mem * total:
+            return finish("현재 구성으로는 불가능 (가득 찬 노드의 메모리 부족)", feasible=False)
     node_mem = mem * g
     if nodes == 1:
         g = total
@@ -249,13 +258,6 @@ def suggest(model_bytes_needed: float, gpu_memory_bytes: float, gpus_per_node: i
                        f"파라미터를 GPU {g}장에 나눠 두는 FSDP(ZeRO-3), 또는 레이어 묶음을 나누는 PP를 씁니다.")
         return finish(f"FSDP (샤딩 {g}) 또는 PP = {g}", dp=g, fsdp=True)
 
-    if total != g * nodes:
-        reasons.append(f"GPU {total}장은 {g}장짜리 노드 {nodes}개를 채우지 못합니다. 같은 구성을 노드마다 반복하려면 "
-                       f"노드당 GPU 수가 같아야 하므로, 가득 찬 노드 {total // g}개만 쓰는 구성으로 계산합니다.")
-        nodes = total // g
-        total = g * nodes
-        if nodes == 0 or need > mem * total:
-            return finish("현재 구성으로는 불가능 (가득 찬 노드의 메모리 부족)", feasible=False)
     reasons.append(f"노드가 {nodes}개이므로 노드 사이 통신은 InfiniBand(RDMA)가 사실상 필수입니다.")
     if nvlink:
         g = _tp_degree(g, heads)
