@@ -14,7 +14,7 @@ from xpucalc.device import Device
 
 GIB = 2**30
 FAKE = {
-    "sources": {"s1": {"title": "Source One", "url": None, "checked": "2026-01-02"}},
+    "sources": {"s1": {"title": "Source One", "url": None, "checked": "2026-01-02"}, "s2": {"url": None}},
     "devices": {
         "x": {
             "name": "Chip X", "kind": "gpu", "scope": "board",
@@ -42,14 +42,13 @@ FAKE = {
         },
         "y": {
             "name": "Chip Y", "kind": "npu",
-            "peaks": [{"precision": "fp64", "sparse": False, "value": None, "unit": "FLOP/s", "source": "s1",
-                       "evidence": "미공개"}],
+            "peaks": [{"precision": "fp64", "sparse": False, "value": None, "unit": "FLOP/s", "evidence": "미공개"}],
             "memory": {"value": None, "unit": "B", "evidence": "미공개"},
             "bandwidth": {"value": None, "unit": "B/s", "evidence": "미공개"},
         },
         "z": {
             "name": "Chip Z", "kind": "gpu", "scope": "card",
-            "peaks": [{"precision": "fp64", "sparse": False, "value": 5e12, "unit": "FLOP/s", "source": "s1",
+            "peaks": [{"precision": "fp64", "sparse": False, "value": 5e12, "unit": "FLOP/s", "source": "s2",
                        "evidence": "문서 확인"},
                       {"precision": "bf16", "sparse": False, "value": 4e14, "unit": "FLOP/s", "source": "s1",
                        "evidence": "문서 확인"}],
@@ -199,6 +198,7 @@ def test_get_errors_in_full(fake):
     ({"value": 1.0e15, "unit": "OP/s", "as_published": "1,000 TOPS", "evidence": "문서 확인"},
      "1 POPS (표기: 1,000 TOPS; 문서 확인)"),
     ({"value": 450, "unit": "W", "as_published": "", "evidence": "문서 확인"}, "450 W (문서 확인)"),
+    ({"value": 1500, "unit": "W", "evidence": "문서 확인"}, "1.5 kW (문서 확인)"),                # W gets a prefix
     ({"value": 132, "unit": "count", "evidence": "문서 확인"}, "132 count (문서 확인)"),
     ({"value": 1.5e9, "unit": "Hz", "evidence": "문서 확인"}, "1.5e+09 Hz (문서 확인)"),
 ])
@@ -237,6 +237,10 @@ def test_spec_table_cells_by_hand(fake):
     assert devices.spec_table(["z"], ("fp32",)).rows == [
         ["Chip Z", "—", "—", "—", "card", "—", "—", "1 TB/s (표기: 1 TB/s; 문서 확인)", "—", "—"]]
     assert devices.spec_table(["x"]).caption == "" and len(devices.spec_table(["x"]).rows) == 2   # bf16 only
+    # a peak without a value shows its evidence; a peak without a source, or whose source has no title, shows dashes
+    assert devices.spec_table(["y", "z"], ("fp64",)).rows == [
+        ["Chip Y", "FP64", "dense", "—", "—", "미공개", "미공개", "미공개", "미공개", "— (—)"],
+        ["Chip Z", "FP64", "dense", "—", "—", "5 TFLOPS", "—", "1 TB/s (표기: 1 TB/s; 문서 확인)", "문서 확인", "— (—)"]]
 
 
 def test_sparsity_vocabulary():
