@@ -141,3 +141,43 @@ def test_link_table_order_and_cells():
     # other PCIe generations on request
     assert ic.link_table(include_pcie=(6,)).column("연결")[4] == "PCIe Gen6 x16"
     assert "PCIe Gen5 x16" not in ic.link_table(include_pcie=()).column("연결")
+
+
+# --- a small fake catalog: rows without the optional fields, odd numbers, keys the table orders missing -------------
+FAKE = {
+    "sources": {"s": {"title": "Src", "checked": "2026-01-01"}, "t": {"title": "Other"}},
+    "pcie": [{"gen": 5, "gt_per_s": 10, "encoding": "8b/10b", "nominal_lane_GBps": 1.25, "source": "s",
+              "checked": "2026-01-01", "evidence": "분석 계산"}],
+    "links": [{"key": "a", "name": "Link A", "bandwidth_one_way": 1.2346e9, "bandwidth_both_ways": 2.4692e9,
+               "source": "t", "checked": "2026-01-02", "evidence": "문서 확인"},
+              {"key": "nvlink4", "name": "NV4", "bandwidth_one_way": 4e11, "bandwidth_both_ways": 8e11, "scope": "per GPU",
+               "as_published": "800GB/s", "notes_ko": "메모", "source": "s", "checked": "2026-01-03", "evidence": "문서 확인"}],
+}
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    monkeypatch.setattr(ic, "_data", lambda: FAKE)
+
+
+def test_fake_catalog_tables(fake):
+    # 10 GT/s x 8/10 / 8 = 1 GB/s per lane; x16 16 GB/s, both ways 32 GB/s; nominal 1.25 GB/s per lane
+    assert ic.pcie_table().caption == "" and ic.link_table(include_pcie=(5,)).caption == ""
+    assert ic.pcie_table().rows == [["Gen5", "10", "8b/10b", "1 GB/s", "16 GB/s", "32 GB/s",
+                                     "1 GB/s / 20 GB/s / 40 GB/s", "분석 계산"]]
+    t = ic.link_table(include_pcie=(5,))
+    # nvlink5, nvswitch and nvl72 are not in this catalog: only nvlink4 comes first
+    assert t.rows == [
+        ["NV4", "per GPU", "400 GB/s", "800 GB/s", "800GB/s", "메모", "문서 확인", "Src (2026-01-03)"],
+        ["PCIe Gen5 x16", "링크당 (CPU↔장치, NVLink 없는 GPU↔GPU)", "16 GB/s", "32 GB/s", "20 GB/s (한 방향, 반올림)",
+         "10 GT/s × 16레인, 8b/10b 인코딩에서 계산", "분석 계산", "Src (2026-01-01)"],
+        # no scope, notes or as_published; 3 decimals: 1.2346 GB/s -> 1.235
+        ["Link A", "—", "1.235 GB/s", "2.469 GB/s", "—", "", "문서 확인", "Other (2026-01-02)"],
+    ]
+    with pytest.raises(KeyError, match=r"unknown source id 'nope'; known: s, t"):
+        ic.source("nope")
+    assert ic.pcie_generations() == [5]
+
+
+def test_smallest_payload():
+    assert ic.encoding_efficiency("1b/2b") == 0.5          # a payload of 1 bit is allowed

@@ -125,3 +125,37 @@ def test_table_cells_by_hand():
     nvme = next(r for r in DATA["rows"] if r["key"] == "nvme-gen4")
     assert rows["NVMe Gen4 SSD"] == ["NVMe Gen4 SSD", "7 GB/s", "—", "7 GB/s", nvme["typical_use_ko"], "—", nvme["evidence"],
                                      f"{DATA['sources'][nvme['source']]['title']} ({nvme['checked']})"]
+
+
+FAKE = {
+    "sources": {"s": {"title": "Src"}, "t": {"title": "Other"}},
+    "rows": [
+        # no examples list, no as_published, no typical use; stored value and range with 4 significant digits
+        {"key": "m1", "name": "Mem 1", "bandwidth": 1.2346e9, "bandwidth_range": [1.2346e9, 2.4692e9],
+         "bandwidth_from": "stored", "source": "s", "checked": "2026-01-01", "evidence": "문서 확인"},
+        # an example with a rate but no width gets no bandwidth
+        {"key": "m2", "name": "Mem 2", "bandwidth": 5e9, "bandwidth_range": None, "bandwidth_from": "stored",
+         "examples": [{"transfer_rate_mt_s": 6400}], "source": "t", "checked": "2026-01-02", "evidence": "분석 계산"},
+    ],
+}
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    monkeypatch.setattr(memory, "_data", lambda: FAKE)
+
+
+def test_fake_rows_without_optional_fields(fake):
+    assert memory.examples("m1") == [] and memory.example_devices("m1") == []
+    assert memory.examples("m2") == [{"transfer_rate_mt_s": 6400}]
+    assert memory.bandwidth_range("m2") == (5e9, 5e9)
+    t = memory.table()
+    assert t.caption == ""
+    assert t.rows == [["Mem 1", "1.235 GB/s", "1.235 GB/s – 2.469 GB/s", "—", "—", "—", "문서 확인", "Src (2026-01-01)"],
+                      ["Mem 2", "5 GB/s", "—", "—", "—", "—", "분석 계산", "Other (2026-01-02)"]]
+    with pytest.raises(KeyError, match=r"unknown source id 'nope'; known: s, t"):
+        memory.source("nope")
+
+
+def test_one_bit_bus():
+    assert memory.transfer_bandwidth(8, 1) == pytest.approx(1e6)    # 8 MT/s on a 1-bit bus = 1 MB/s
