@@ -109,6 +109,9 @@ def test_decode_bounds_by_hand():
     # batch 1,000 without KV: compute 2e12 / 1e14 = 0.02 s > traffic 2e-3 s -> compute-bound
     assert llm.decode_step_time_s(1e9, 1000, 2, 1e14, 1e12) == pytest.approx(0.02)
     assert llm.decode_throughput(1e9, 1000, 2, 1e14, 1e12) == pytest.approx(1000 / 0.02)
+    # no KV cache by default: batch 1 reads exactly the 2 GB of weights, 2 ms, 500 tokens/s
+    assert llm.decode_step_time_s(1e9, 1, 2, 1e14, 1e12) == 0.002
+    assert llm.decode_throughput(1e9, 1, 2, 1e14, 1e12) == 500.0
     for args, name in (((1e9, 0, 2, 1e14, 1e12), "batch"), ((1e9, 1, 2, 0.0, 1e12), "peak_flops"),
                        ((1e9, 1, 2, 1e14, 0.0), "bandwidth"), ((1e9, 1, 2, 1e14, 1e12, -1.0), "kv_bytes_per_seq")):
         with err(name + " must"):
@@ -138,8 +141,14 @@ def test_intensities_and_prefill_by_hand():
     assert llm.prefill_time_s(1e9, 1000, 2, 1e14, 1e12, mfu=0.5) == pytest.approx(0.04)
     # 10 tokens: compute 2e10 / 1e14 = 2e-4 s < 2e-3 s of weight reading
     assert llm.prefill_time_s(1e9, 10, 2, 1e14, 1e12) == pytest.approx(2e-3)
-    with err("mfu must"):
-        llm.prefill_time_s(1e9, 10, 2, 1e14, 1e12, mfu=0.0)
+    for args, name in (((1e9, 10, 2, 1e14, 1e12, 0.0), "mfu"), ((1e9, 0, 2, 1e14, 1e12), "prompt_tokens"),
+                       ((1e9, 10, 2, 0.0, 1e12), "peak_flops"), ((1e9, 10, 2, 1e14, 0.0), "bandwidth")):
+        with err(name + " must"):
+            llm.prefill_time_s(*args)
+    with err("bytes_per_param must"):
+        llm.prefill_intensity(512, 0)
+    with err("bytes_per_param must"):
+        llm.decode_intensity(1, 0)
 
 
 def test_serving_metrics_by_hand():
@@ -188,6 +197,7 @@ def test_weights_and_kv_cache_by_hand():
 
 def test_vram_rules_of_thumb_by_hand():
     assert llm.inference_vram_bytes(7e9, 2) == pytest.approx(16.8e9)                      # 14 GB x 1.2
+    assert llm.inference_vram_bytes(1e9, 2, overhead=1.5) == 3e9                          # no KV by default
     assert llm.inference_vram_bytes(7e9, 2, kv_bytes=1e9, overhead=1.5) == pytest.approx(22e9)   # 21 + 1
     with err("overhead must"):
         llm.inference_vram_bytes(7e9, 2, overhead=0)
@@ -204,6 +214,8 @@ def test_vram_rules_of_thumb_by_hand():
                                              "master_weights": 4e9}
     with err("n_params must"):
         llm.training_state_bytes(0)
+    with err("n_params must"):
+        llm.train_flops_per_token(0)
 
 
 def test_devices_needed_by_hand():
@@ -225,6 +237,10 @@ def test_devices_needed_by_hand():
     ((5, 2), (8, 15, 57344.0, 2.0**-14, 0.25, 0.125)),                               # FP8 E5M2
     ((4, 3, False), (8, 7, 448.0, 2.0**-6, 0.125, 0.0625)),                          # FP8 E4M3 (fn)
     ((5, 0), (6, 15, 32768.0, 2.0**-14, 1.0, 0.5)),                                  # no stored fraction
+    # the smallest formats allowed: 2 exponent bits (bias 1, emax 1: max 1.5 x 2 = 3), and one mantissa bit without
+    # IEEE specials (E4M1: emax 15 - 7 = 8, max (2 - 2 x 0.5) x 2^8 = 256)
+    ((2, 1), (4, 1, 3.0, 1.0, 0.5, 0.25)),
+    ((4, 1, False), (6, 7, 256.0, 2.0**-6, 0.5, 0.25)),
 ])
 def test_float_format_by_definition(fields, want):
     f = llm.float_format(*fields)
