@@ -212,6 +212,9 @@ def test_suggest_tp_halves_at_an_exact_fit_of_the_group():
           expect("TP = 1, PP = 3 (노드 내 NVLink)",
                  [over("170.0 GB", "80.0 GB"), tp_reason(POW2, 1),
                   "TP 1장에 한 벌이 들어가지 않아 PP = 3단계로 레이어를 나눕니다."], pp=3))
+    # one node given as 8 GPUs but only 6 of them in use: planned on the 6 (no partly-filled-node reduction)
+    s = par.suggest(150 * GB, 80 * GB, 8, 1, True, False, n_gpus=6)
+    assert s.feasible and (s.tp, s.pp, s.dp, s.strategy) == (4, 1, 1, "TP = 4 (노드 내 NVLink)")
     # 5 GPUs: the largest power of two <= 5 is 4; 150 GB fit 4 x 80 = 320 -> TP = 4 on 4 GPUs, one idle
     check(par.suggest(150 * GB, 80 * GB, 5, 1, True, False),
           expect("TP = 4 (노드 내 NVLink)", [over("150.0 GB", "80.0 GB"), tp_reason(POW2, 4)], tp=4))
