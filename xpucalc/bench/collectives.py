@@ -200,7 +200,7 @@ def collective_sweep(sizes: Sequence[int] = DEFAULT_SIZES, world_size: int = 2, 
 
     Raises:
         ValueError: bad arguments, or NCCL without enough GPUs.
-        CollectiveError: a worker failed or the run timed out (workers stopped).
+        RuntimeError: a worker failed or the run timed out (``CollectiveError``, a subclass; workers stopped).
     """
     n = check_count(world_size, "world_size", 2)
     if backend not in BACKENDS:

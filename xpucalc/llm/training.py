@@ -63,7 +63,7 @@ def lora_shapes(model: Model) -> list[tuple[int, int]]:
 def finetune_memory(model: Model, method: str, seq_len: int = 2048, batch: int = 1, rank: int = 16) -> dict[str, float]:
     """Memory of fine-tuning ``model`` by ``method`` (``full``, ``lora``, ``qlora``), bytes per part.
 
-    Parts as :func:`xpucalc.llm.footprint.finetune_memory_breakdown`; activations by Korthikanti et al.
+    Parts as :func:`xpucalc.llm.finetune_memory_breakdown`; activations by Korthikanti et al.
     for ``seq_len`` x ``batch`` (full: stored, standard attention; LoRA/QLoRA: full recomputation with
     FlashAttention); the adapter is rank ``rank`` on every linear layer of every block.
     """
