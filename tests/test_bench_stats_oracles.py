@@ -403,3 +403,59 @@ def test_worst_is_the_largest_excess_over_tolerance():
     assert accuracy.worst(None, fp32_ok, bf16_ok) is fp32_ok   # excess -9e-5 is larger than -0.0125
     assert accuracy.worst(fp32_ok, None) is fp32_ok
     assert accuracy.worst() is None and accuracy.worst(None, None) is None
+
+
+# --- defaults and time-based warm-up in detail ------------------------------------------------------------------------
+def test_warm_up_edges():
+    c = ScriptedClock([5.0])                   # one call already passes max_time_s: one call is enough by default
+    assert timing.warm_up(c.fn, min_time_s=0.0, max_time_s=1.0, clock=c) == 1
+    c = ScriptedClock([0.5])                   # min_time_s == max_time_s is allowed: stops at 1 s (call 2)
+    assert timing.warm_up(c.fn, min_time_s=1.0, max_time_s=1.0, clock=c) == 2
+
+
+def test_time_based_warm_up_uses_min_and_four_times_max():
+    # warmup_s = 2: at least 2 s, at most max(2, 4 x 2) = 8 s.
+    # constant 0.125 s: the windows agree from call 10, but 2 s are reached only at call 16 -> 16 + 1 timed call
+    c = ScriptedClock([0.125])
+    timing.time_calls(c.fn, 0, 1, clock=c, warmup_s=2.0)
+    assert c.calls == 17
+    # 0.5 s / 1.5 s alternating never agree (odd window): elapsed 0.5, 2, 2.5, 4, 4.5, 6, 6.5, 8 -> 8 + 1
+    c = ScriptedClock([0.5, 1.5] * 50)
+    timing.time_calls(c.fn, 0, 1, clock=c, warmup_s=2.0)
+    assert c.calls == 9
+    # the same for each function of interleaved
+    c = ScriptedClock([0.125])
+    timing.interleaved({"a": c.fn}, 0, 1, 1, warmup_s=2.0, clock=c)
+    assert c.calls == 17
+    c = ScriptedClock([0.5, 1.5] * 50)
+    timing.interleaved({"a": c.fn}, 0, 1, 1, warmup_s=2.0, clock=c)
+    assert c.calls == 9
+
+
+def test_time_calls_syncs_its_warm_up_calls():
+    # warmup_s = 1 with 1 s / 3 s calls: 2 warm-up calls (4 s = max), then 1 timed call; each is synced
+    c = ScriptedClock([1, 3] * 20)
+    synced = []
+    timing.time_calls(c.fn, 0, 1, sync=synced.append, clock=c, warmup_s=1.0)
+    assert synced == [1, 2, 3]
+
+
+def test_interleaved_allows_one_rep_per_round():
+    c = ScriptedClock([1.0])
+    assert timing.interleaved({"a": c.fn}, 0, 3, 3, warmup_s=0.0, clock=c) == {"a": [1.0, 1.0, 1.0]}
+
+
+def test_noisy_warning_names_the_caller_and_the_default_label():
+    with pytest.warns(timing.NoisyTimingWarning, match=r"^timing: IQR/median = 50% > 10% over 5 samples") as rec:
+        timing.summarize([2, 3, 4, 5, 6])
+    assert rec[0].filename == __file__          # stacklevel 2: the line that called summarize
+
+
+def test_make_inputs_draws_float32_normals_in_order():
+    # a second method: the same generator drawn by hand, X then W then b, all as float32 normals
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((3, 16), dtype=np.float32)
+    w = rng.standard_normal((16, 5), dtype=np.float32) / np.float32(4.0)       # sqrt(16) = 4
+    b = np.float32(0.1) * rng.standard_normal(5, dtype=np.float32)
+    gx, gw, gb = accuracy.make_inputs(3, 16, 5, seed=7)
+    assert np.array_equal(gx, x) and np.allclose(gw, w, rtol=1e-6, atol=0) and np.allclose(gb, b, rtol=1e-6, atol=0)
