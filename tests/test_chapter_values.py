@@ -176,7 +176,11 @@ EXPECTED: dict[str, dict[str, object]] = {
     "book/llm-hardware/compute-budget": {  # design §7.2 and §7.7
         "t2_years": 505,                # 6 x 70e9 x 15e12 / (989e12 x 0.4) = 1.59e10 s / 31,536,000 = 505.0
         "t2_days16k": 11.5,             # 1.59e10 s / 16,000 / 86,400 = 11.52
-        "mfu_llama2": 43.5,             # 6 x 70e9 x 2e12 / (1,720,320 h x 3,600 x 312e12) = 43.47 %
+        # N = 68,976,648,192 (Llama 2 70B config, counted by hand in test_llm_models.py):
+        # 6 x N x 2e12 = 8.2772e23; / (1,720,320 h x 3,600 s x 312e12) = 1.93226e24 -> 42.84 %
+        "mfu_llama2": 42.8,
+        "n_l2_70": (689.8, "억"),
+        "l2_hours": 1_720_320,
         # Llama 3 70B, N = 70,553,706,496 (see gpu-specs); 4K context: 2N + 4 x 80 x 8,192 x 4,096 = 151,844,831,232
         "f_tok_m": (151.8, "GFLOP"),
         "c_bound_m": 6_516,             # 989.4e12 / 151,844,831,232 = 6,515.8
@@ -210,7 +214,7 @@ EXPECTED: dict[str, dict[str, object]] = {
         "er_kv_8k": [2.68, 2.5],        # GB, GiB
         "er_kv_128k": [42.9, 40],
         "er_ddp_2": 0.44, "er_ddp_8": 0.77, "er_ddp_inf": 0.875,
-        "er_mfu_l2": 43,                # 43.47 %
+        "er_mfu_l2": 43,                # 42.84 % with the catalog's N = 68,976,648,192 (43.47 % with 70e9)
         "er_4090_16": 330, "er_4090_32": 165,
         "er_p5": (63, "GB/s"), "er_p5_nominal": (64, "GB/s"),  # 32 GT/s x 16 / 8 before 128b/130b
     },

@@ -41,6 +41,22 @@ def test_kv_bytes_per_token():
     assert models.get("llama-2-7b").kv_bytes_per_token() == 524_288  # MHA: 32 KV heads, 4x the GQA 8B
 
 
+def test_llama2_70b_count_and_implied_mfu_by_hand():
+    # per layer: q 8192^2 + k,v 2 x 8192 x 1024 + o 8192^2 + SwiGLU 3 x 8192 x 28672 + 2 norms x 8192
+    #          = 67,108,864 + 16,777,216 + 67,108,864 + 704,643,072 + 16,384 = 855,654,400
+    # x 80 layers = 68,452,352,000; + embedding and untied head 2 x 32000 x 8192 = 524,288,000; + final norm 8192
+    m = models.get("llama-2-70b")
+    assert m.n_params == 68_976_648_192
+    # Llama 2 paper: 1,720,320 A100 GPU-hours for 2.0T tokens. 6 N T = 8.27720e23 FLOP;
+    # 1,720,320 h x 3,600 s x 312e12 FLOP/s = 1.93226e24 FLOP -> 42.84 % (6N only)
+    assert llm.mfu_from_device_hours(m.n_params, 2.0e12, 1_720_320, 312e12) == pytest.approx(0.42837, abs=1e-5)
+    r = llm.training.run("llama-2-70b")
+    assert (r["device_hours"], r["tokens"], r["model"]) == (1_720_320, 2.0e12, "llama-2-70b")
+    assert llm.training.run_mfu(r, attention=False) == pytest.approx(0.42837, abs=1e-5)
+    with pytest.raises(KeyError, match="unknown training run 'llama-2-7oB'.*llama-2-70b"):
+        llm.training.run("llama-2-7oB")
+
+
 def test_flops_per_token_causal_attention():
     m = models.get("llama-2-7b")
     # forward 2N + 2 L (H hd) s: 2*6,738,415,616 + 2*32*4096*32768 = 13,476,831,232 + 8,589,934,592

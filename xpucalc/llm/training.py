@@ -81,6 +81,14 @@ def runs() -> list[dict[str, Any]]:
     return list(load_json("llm_training_runs.json")["runs"])
 
 
+def run(key: str) -> dict[str, Any]:
+    """One stored run by its key (e.g. ``"llama-2-70b"``); KeyError lists the known keys."""
+    found = [r for r in runs() if r["key"] == key]
+    if not found:
+        raise KeyError(f"unknown training run {key!r}; known: {', '.join(r['key'] for r in runs())}")
+    return found[0]
+
+
 def run_source(source_id: str) -> dict[str, Any]:
     """Title, URL and date checked of a source id of the training-run file."""
     src = load_json("llm_training_runs.json")["sources"]
@@ -116,4 +124,4 @@ def published_runs(caption: str = "") -> Table:
     return t
 
 
-__all__ = ["finetune_memory", "lora_shapes", "implied_mfu", "published_runs", "run_mfu", "run_source", "runs", "train_flops", "train_time_s"]
+__all__ = ["finetune_memory", "lora_shapes", "implied_mfu", "published_runs", "run", "run_mfu", "run_source", "runs", "train_flops", "train_time_s"]
