@@ -2,7 +2,7 @@
 fake catalog whose every cell is known (and a few lookups in the real one, checked against the source documents).
 
 The fake catalog is swapped in with monkeypatch, so each expected string below is worked out by hand from the
-fake figures: e.g. 1.2346e15 FLOP/s -> "1.235 PFLOPS" (3 decimals), 1.2346 x 2^30 B binary -> "1.235 GiB".
+fake figures: e.g. 1.2346e15 FLOP/s -> "1.235 PFLOP/s" (3 decimals), 1.2346 x 2^30 B binary -> "1.235 GiB".
 Error messages are matched in full (from their first word), so a message that loses the argument or the fix fails.
 """
 import re
@@ -194,7 +194,7 @@ def test_get_errors_in_full(fake):
     ({"value": 1.2346e9, "unit": "B", "evidence": "문서 확인"}, "1.235 GB (문서 확인)"),          # decimal bytes
     ({"value": 3.1416e12, "unit": "B/s", "as_published": "3.14TB/s", "evidence": "분석 계산"},
      "3.142 TB/s (표기: 3.14TB/s; 분석 계산)"),
-    ({"value": 1.2346e15, "unit": "FLOP/s", "evidence": "문서 확인"}, "1.235 PFLOPS (문서 확인)"),
+    ({"value": 1.2346e15, "unit": "FLOP/s", "evidence": "문서 확인"}, "1.235 PFLOP/s (문서 확인)"),
     ({"value": 1.0e15, "unit": "OP/s", "as_published": "1,000 TOPS", "evidence": "문서 확인"},
      "1 POPS (표기: 1,000 TOPS; 문서 확인)"),
     ({"value": 450, "unit": "W", "as_published": "", "evidence": "문서 확인"}, "450 W (문서 확인)"),
@@ -222,16 +222,16 @@ def test_spec_table_cells_by_hand(fake):
     assert t.caption == "표"
     assert t.headers == ["장치", "정밀도", "dense/sparse", "누산", "범위", "피크", "메모리", "대역폭", "근거", "출처 (확인일)"]
     assert t.rows == [
-        ["Chip X", "BF16", "dense", "FP32", "board", "1.235 PFLOPS", "1.235 GiB (문서 확인)", "—", "문서 확인",
+        ["Chip X", "BF16", "dense", "FP32", "board", "1.235 PFLOP/s", "1.235 GiB (문서 확인)", "—", "문서 확인",
          "Source One (2026-01-02)"],
         # no accumulate, scope or checked date; the source id is not in the catalog: shown as it is
-        ["Chip X", "BF16", "sparse (2:4)", "—", "—", "2.469 PFLOPS", "1.235 GiB (문서 확인)", "—", "분석 계산",
+        ["Chip X", "BF16", "sparse (2:4)", "—", "—", "2.469 PFLOP/s", "1.235 GiB (문서 확인)", "—", "분석 계산",
          "elsewhere (—)"],
-        ["Chip X", "FP8", "미표기 (dense/sparse 불명)", "—", "—", "3 PFLOPS", "1.235 GiB (문서 확인)", "—",
+        ["Chip X", "FP8", "미표기 (dense/sparse 불명)", "—", "—", "3 PFLOP/s", "1.235 GiB (문서 확인)", "—",
          "이번 조사에서 미확인", "Source One (—)"],
         # no bf16 or fp8 figure: one row of dashes, with the device's own memory and bandwidth
         ["Chip Y", "—", "—", "—", "—", "—", "미공개", "미공개", "—", "—"],
-        ["Chip Z", "BF16", "dense", "—", "—", "400 TFLOPS", "—", "1 TB/s (표기: 1 TB/s; 문서 확인)", "문서 확인",
+        ["Chip Z", "BF16", "dense", "—", "—", "400 TFLOP/s", "—", "1 TB/s (표기: 1 TB/s; 문서 확인)", "문서 확인",
          "Source One (—)"],
     ]
     assert devices.spec_table(["z"], ("fp32",)).rows == [
@@ -240,7 +240,7 @@ def test_spec_table_cells_by_hand(fake):
     # a peak without a value shows its evidence; a peak without a source, or whose source has no title, shows dashes
     assert devices.spec_table(["y", "z"], ("fp64",)).rows == [
         ["Chip Y", "FP64", "dense", "—", "—", "미공개", "미공개", "미공개", "미공개", "— (—)"],
-        ["Chip Z", "FP64", "dense", "—", "—", "5 TFLOPS", "—", "1 TB/s (표기: 1 TB/s; 문서 확인)", "문서 확인", "— (—)"]]
+        ["Chip Z", "FP64", "dense", "—", "—", "5 TFLOP/s", "—", "1 TB/s (표기: 1 TB/s; 문서 확인)", "문서 확인", "— (—)"]]
 
 
 def test_sparsity_vocabulary():

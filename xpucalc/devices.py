@@ -223,7 +223,8 @@ def _fmt_figure(f: dict[str, Any] | None) -> str:
     if unit == "B":
         return fmt_bytes(f["value"], binary=bool(f.get("binary")), digits=3)
     if unit in ("B/s", "FLOP/s", "OP/s", "W"):
-        return fmt_si(f["value"], unit.replace("FLOP/s", "FLOPS").replace("OP/s", "OPS"), digits=3)
+        # FLOP/s keeps the course's one spelling (TFLOP/s); integer rates read as vendors print them (TOPS)
+        return fmt_si(f["value"], unit if unit == "FLOP/s" else unit.replace("OP/s", "OPS"), digits=3)
     return f"{f['value']:g} {unit}"
 
 
