@@ -7,6 +7,7 @@ both directions, PCIe Gen5 128 GB/s both directions), model sizes are counted by
 published Llama 3 8B / Mixtral 8x7B configurations, and times follow the roofline by hand.
 Nothing here is computed with the function under test or its own constants.
 """
+import importlib
 import math
 
 import pytest
@@ -354,8 +355,16 @@ def test_serve_validation_names_the_argument(l8):
                      ({"prefill_mfu": 0}, "prefill_mfu"), ({"link_bandwidth": 0}, "link_bandwidth"),
                      ({"allreduce_latency_s": -1}, "allreduce_latency_s"),
                      ({"alltoall_latency_s": -1}, "alltoall_latency_s")]:
-        with pytest.raises(ValueError, match=name):
+        with pytest.raises(ValueError, match=rf"^{name} must"):
             llm.serve(l8, "h100-sxm", **kw)
+    with pytest.raises(ValueError, match=r"^microbatches must"):
+        llm.serve(l8, "h100-sxm", pp=2, batch=4, microbatches=0)
+    assert llm.serve(l8, "h100-sxm", batch=4, microbatches=4).microbatch == 1   # microbatches == batch is allowed
+    with pytest.raises(ValueError, match=r"tp=2 must divide the attention heads \(6\) and the KV heads \(3\)"):
+        # 6 query heads split over 2 but 3 KV heads do not: either count failing is an error
+        llm.serve(_with_heads(l8, 6, 3), "h100-sxm", tp=2)
+    with pytest.raises(ValueError, match="use ep=1 and split the model with tp or pp"):
+        llm.serve(l8, "h100-sxm", ep=2)
 
 
 def test_serve_memory_utilization_and_kv_bytes(l8):
@@ -365,3 +374,40 @@ def test_serve_memory_utilization_and_kv_bytes(l8):
     assert r.kv_per_device == 4096 * L8_KV_TOKEN / 2                 # FP8 KV halves it
     # floor((42,949,672,960 - 16,060,522,496) / 268,435,456) = floor(100.17) = 100
     assert r.max_batch == 100
+
+
+def _with_heads(model, heads, kv_heads):
+    from dataclasses import replace
+    return replace(model, num_heads=heads, num_kv_heads=kv_heads, hidden_size=heads * 128)
+
+
+def test_allreduce_and_alltoall_by_hand():
+    # ring all-reduce: lat + 2 (n-1)/n size / link; 4 devices, 1 MB, 100 GB/s, 10 us -> 10 us + 15 us
+    serve_mod = importlib.import_module("xpucalc.llm.serve")   # the module; llm.serve is the function
+    assert serve_mod.allreduce_s(1e6, 4, 1e11, 1e-5) == pytest.approx(2.5e-5, rel=REL)
+    assert serve_mod.allreduce_s(1e6, 1, 1e11, 1e-5) == 0.0
+    # all-to-all: lat + send / link = 10 us + 1e6 / 1e11 = 20 us
+    assert serve_mod.alltoall_s(1e6, 4, 1e11, 1e-5) == pytest.approx(2e-5, rel=REL)
+    assert serve_mod.alltoall_s(1e6, 1, 1e11, 1e-5) == 0.0
+    for f in (serve_mod.allreduce_s, serve_mod.alltoall_s):
+        with pytest.raises(ValueError, match=r"^n must"):
+            f(1e6, 0, 1e11, 1e-5)
+        with pytest.raises(ValueError, match=r"^latency_s must"):
+            f(1e6, 2, 1e11, -1.0)
+        with pytest.raises(ValueError, match=r"^link_bandwidth must"):
+            f(1e6, 2, 0.0, 1e-5)
+    with pytest.raises(ValueError, match=r"^size_bytes must"):
+        serve_mod.allreduce_s(-1.0, 2, 1e11, 1e-5)
+    with pytest.raises(ValueError, match=r"^send_bytes must"):
+        serve_mod.alltoall_s(-1.0, 2, 1e11, 1e-5)
+
+
+def test_allreduce_latency_figure():
+    serve_mod = importlib.import_module("xpucalc.llm.serve")   # the module; llm.serve is the function
+    f = serve_mod.allreduce_latency_figure()
+    # ByteDance-Seed/Triton-distributed issue #57: NCCL all-reduce of 128 B over 8 H100s, 19.19 us
+    assert f["value"] == 19.19e-6 and f["unit"] == "s"
+    assert f["source_url"] == "https://github.com/ByteDance-Seed/Triton-distributed/issues/57"
+    assert f["source_title"].startswith("ByteDance-Seed/Triton-distributed issue #57")
+    with pytest.raises(KeyError, match="known: nvlink-8xh100"):
+        serve_mod.allreduce_latency_figure("nope")
