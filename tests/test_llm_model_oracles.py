@@ -123,6 +123,11 @@ def test_from_hf_config_defaults_and_names():
     # a null KV head count or head_dim also falls back
     assert llm.Model.from_hf_config({**TINY, "num_key_value_heads": None, "head_dim": None}).num_kv_heads == 4
     assert llm.Model.from_hf_config({**TINY, "head_dim": None}).head_dim == 2
+    # head_dim defaults to the floor of d / H: 10 // 4 = 2 (not 2.5, which is no head width)
+    assert llm.Model.from_hf_config({**TINY, "hidden_size": 10, "head_dim": None}).head_dim == 2
+    # two experts, top-2: both are read from the config
+    two = llm.Model.from_hf_config({**TINY_MOE, "num_local_experts": 2})
+    assert (two.num_experts, two.experts_per_token, two.n_active_params == two.n_params) == (2, 2, True)
     # name: the argument wins, then _name_or_path, then the model type
     assert llm.Model.from_hf_config({**TINY, "_name_or_path": "org/tiny"}).name == "org/tiny"
     assert llm.Model.from_hf_config({**TINY, "_name_or_path": "org/tiny"}, name="T", source="https://x").name == "T"
@@ -155,17 +160,17 @@ def test_to_hf_config_exact_and_round_trip():
                                      "num_attention_heads"])
 def test_missing_key_is_named(missing):
     cfg = {k: v for k, v in TINY.items() if k != missing}
-    with pytest.raises(ValueError, match=rf"config is missing '{missing}'; a Llama/Mistral/Mixtral config.json"):
+    with pytest.raises(ValueError, match=rf"^config is missing '{missing}'; a Llama/Mistral/Mixtral config.json"):
         llm.Model.from_hf_config(cfg)
 
 
 @pytest.mark.parametrize("cfg, pattern", [
-    ([("hidden_size", 8)], r"config must be a dict parsed from config.json, got list"),
-    ({**TINY, "model_type": "gpt2"}, r"model_type 'gpt2' is not supported; supported: llama, mistral, mixtral"),
-    ({**TINY, "hidden_size": 0}, r"hidden_size must be a whole number >= 1, got 0"),
-    ({**TINY, "vocab_size": 2.5}, r"vocab_size must be a whole number >= 1"),
-    ({**TINY, "num_key_value_heads": 3}, r"num_heads \(4\) must be a multiple of num_kv_heads \(3\)"),
-    ({**TINY_MOE, "num_experts_per_tok": 5}, r"experts_per_token \(5\) cannot exceed num_experts \(4\)"),
+    ([("hidden_size", 8)], r"^config must be a dict parsed from config.json, got list"),
+    ({**TINY, "model_type": "gpt2"}, r"^model_type 'gpt2' is not supported; supported: llama, mistral, mixtral"),
+    ({**TINY, "hidden_size": 0}, r"^hidden_size must be a whole number >= 1, got 0"),
+    ({**TINY, "vocab_size": 2.5}, r"^vocab_size must be a whole number >= 1"),
+    ({**TINY, "num_key_value_heads": 3}, r"^num_heads \(4\) must be a multiple of num_kv_heads \(3\)"),
+    ({**TINY_MOE, "num_experts_per_tok": 5}, r"^experts_per_token \(5\) cannot exceed num_experts \(4\)"),
 ])
 def test_bad_configs_raise_with_the_key(cfg, pattern):
     with pytest.raises(ValueError, match=pattern):
@@ -197,9 +202,9 @@ def test_kv_bytes_per_token_by_hand():
     assert m.kv_bytes_per_token() == 32
     assert m.kv_bytes_per_token(1) == 16
     assert tiny(head_dim=3).kv_bytes_per_token() == 2 * 2 * 6 * 2
-    with pytest.raises(ValueError, match="kv_dtype_bytes"):
+    with pytest.raises(ValueError, match=r"^kv_dtype_bytes must be > 0"):
         m.kv_bytes_per_token(0)
-    with pytest.raises(ValueError, match="weight_bytes"):
+    with pytest.raises(ValueError, match=r"^weight_bytes must be > 0"):
         m.weights_bytes(0)
 
 
@@ -216,9 +221,9 @@ def test_routing_and_weights_read_by_hand():
     d = tiny()
     assert d.expected_experts_touched(5) == 1.0
     assert d.weights_read_per_step(7) == 2320 and d.weights_read_per_step(7, 1.0) == 1160
-    with pytest.raises(ValueError, match="tokens"):
+    with pytest.raises(ValueError, match=r"^tokens must be a whole number >= 1"):
         m.expected_experts_touched(0)
-    with pytest.raises(ValueError, match="weight_bytes"):
+    with pytest.raises(ValueError, match=r"^weight_bytes must be > 0"):
         d.weights_read_per_step(1, -1.0)
 
 
@@ -236,9 +241,9 @@ def test_flops_per_token_by_hand():
     assert m.decode_flops_per_token(0) == 2320
     moe = llm.Model.from_hf_config(TINY_MOE)
     assert moe.flops_per_token(10, training=True) == 6 * 1800 + 960   # active params, not 2,952
-    with pytest.raises(ValueError, match="context"):
+    with pytest.raises(ValueError, match=r"^context must be >= 0"):
         m.flops_per_token(-1)
-    with pytest.raises(ValueError, match="position"):
+    with pytest.raises(ValueError, match=r"^position must be >= 0"):
         m.decode_flops_per_token(-1)
 
 
@@ -254,9 +259,9 @@ def test_valid_tp_by_hand(heads, kv, expected):
 def test_catalog_keys_and_errors():
     assert llm.models.keys() == ["llama-3-8b", "llama-3-70b", "llama-3.1-405b", "llama-3.2-1b", "llama-2-7b",
                                  "llama-2-70b", "mistral-7b", "mixtral-8x7b"]
-    with pytest.raises(KeyError, match=r"unknown model key 'llama-4'; known keys: llama-3-8b, llama-3-70b, "):
+    with pytest.raises(KeyError, match=r"^\Wunknown model key 'llama-4'; known keys: llama-3-8b, llama-3-70b, "):
         llm.models.entry("llama-4")
-    with pytest.raises(KeyError, match=r"unknown model key 'gpt-2'"):
+    with pytest.raises(KeyError, match=r"^\Wunknown model key 'gpt-2'"):
         llm.models.config("gpt-2")
     m = llm.models.get("llama-2-7b")
     e = llm.models.entry("llama-2-7b")
@@ -280,20 +285,20 @@ def test_train_flops_time_and_implied_mfu_by_hand():
     assert llm.training.implied_mfu(m, 100, 10, 440, 1.0, attention=False) == pytest.approx(29 / 66)
     # an exact 100 % is allowed; 220 h -> 1.0, 100 h -> 2.2 is rejected
     assert llm.training.implied_mfu(m, 100, 10, 220, 1.0) == pytest.approx(1.0)
-    with pytest.raises(ValueError, match=r"implied MFU is 2\.200 > 1: the work claimed exceeds peak x time"):
+    with pytest.raises(ValueError, match=r"^implied MFU is 2\.200 > 1: the work claimed exceeds peak x time"):
         llm.training.implied_mfu(m, 100, 10, 100, 1.0)
     for bad, args in (("tokens", (0, 10)), ("seq_len", (100, 0))):
-        with pytest.raises(ValueError, match=bad):
+        with pytest.raises(ValueError, match=rf"^{bad} must be "):
             llm.training.train_flops(m, *args)
-    with pytest.raises(ValueError, match="n_devices"):
+    with pytest.raises(ValueError, match=r"^n_devices must be a whole number >= 1"):
         llm.training.train_time_s(m, 100, 10, 0, 1000.0, 0.5)
-    with pytest.raises(ValueError, match="peak_flops"):
+    with pytest.raises(ValueError, match=r"^peak_flops must be > 0"):
         llm.training.train_time_s(m, 100, 10, 1, 0.0, 0.5)
-    with pytest.raises(ValueError, match="mfu"):
+    with pytest.raises(ValueError, match=r"^mfu must be a fraction in"):
         llm.training.train_time_s(m, 100, 10, 1, 1000.0, 1.5)
-    with pytest.raises(ValueError, match="device_hours"):
+    with pytest.raises(ValueError, match=r"^device_hours must be > 0"):
         llm.training.implied_mfu(m, 100, 10, 0, 1.0)
-    with pytest.raises(ValueError, match="tokens"):
+    with pytest.raises(ValueError, match=r"^tokens must be > 0"):
         llm.training.implied_mfu(m, 0, 10, 1, 1.0, attention=False)
 
 
@@ -339,7 +344,7 @@ def test_finetune_memory_by_hand():
     # LoRA: 2 x 2 x 131,072 + 131,072 x 34 = 524,288 + 4,456,448 = 4,980,736; adapter 2 x 16 x 1,088 x 16 B
     d = llm.training.finetune_memory(m, "lora")
     assert d["activations"] == 4_980_736 and d["adapter_state"] == 2 * 16 * 1088 * 16
-    with pytest.raises(ValueError, match=r"method must be 'full', 'lora' or 'qlora', got 'qlor'"):
+    with pytest.raises(ValueError, match=r"^method must be 'full', 'lora' or 'qlora', got 'qlor'"):
         llm.training.finetune_memory(m, "qlor")
 
 
@@ -347,9 +352,9 @@ def test_finetune_memory_by_hand():
 def test_run_source_and_errors():
     s = llm.training.run_source("llama2-paper")
     assert s["url"] == "https://arxiv.org/abs/2307.09288"
-    with pytest.raises(KeyError, match=r"unknown source id 'nope'; known: llama31-card, llama3-paper, llama2-paper"):
+    with pytest.raises(KeyError, match=r"^\Wunknown source id 'nope'; known: llama31-card, llama3-paper, llama2-paper"):
         llm.training.run_source("nope")
-    with pytest.raises(KeyError, match=r"known: llama-3.1-405b, llama-3.1-70b"):
+    with pytest.raises(KeyError, match=r"^\Wunknown training run 'nope'; known: llama-3.1-405b, llama-3.1-70b, llama-3.1-8b, llama-2-7b, llama-2-70b\W$"):
         llm.training.run("nope")
     assert [r["key"] for r in llm.training.runs()] == ["llama-3.1-405b", "llama-3.1-70b", "llama-3.1-8b",
                                                         "llama-2-7b", "llama-2-70b"]
