@@ -287,6 +287,12 @@ def test_train_flops_time_and_implied_mfu_by_hand():
     assert llm.training.implied_mfu(m, 100, 10, 220, 1.0) == pytest.approx(1.0)
     with pytest.raises(ValueError, match=r"^implied MFU is 2\.200 > 1: the work claimed exceeds peak x time"):
         llm.training.implied_mfu(m, 100, 10, 100, 1.0)
+    # just above 1: 792,000 / (200 h x 3,600) = 1.1 is rejected too, and the message says what to check
+    with pytest.raises(ValueError, match=r"^implied MFU is 1\.100 > 1: .*; check device_hours, "
+                                         r"peak_flops \(dense, not sparse\) and tokens$"):
+        llm.training.implied_mfu(m, 100, 10, 200, 1.0)
+    with pytest.raises(ValueError, match=r"^peak_flops must be > 0"):
+        llm.training.implied_mfu(m, 100, 10, 1, 0.0)
     for bad, args in (("tokens", (0, 10)), ("seq_len", (100, 0))):
         with pytest.raises(ValueError, match=rf"^{bad} must be "):
             llm.training.train_flops(m, *args)
@@ -344,6 +350,8 @@ def test_finetune_memory_by_hand():
     # LoRA: 2 x 2 x 131,072 + 131,072 x 34 = 524,288 + 4,456,448 = 4,980,736; adapter 2 x 16 x 1,088 x 16 B
     d = llm.training.finetune_memory(m, "lora")
     assert d["activations"] == 4_980_736 and d["adapter_state"] == 2 * 16 * 1088 * 16
+    # the rank is only read by the adapter methods: full fine-tuning accepts any value
+    assert llm.training.finetune_memory(m, "full", seq_len=4, rank=0) == full
     with pytest.raises(ValueError, match=r"^method must be 'full', 'lora' or 'qlora', got 'qlor'"):
         llm.training.finetune_memory(m, "qlor")
 
@@ -386,3 +394,27 @@ def test_published_runs_cells_by_hand():
     assert r405[1] == "NVIDIA H100 SXM 30.84M 시간" and r405[2] == "15.6T" and r405[5] == "38–43 %"
     assert r405[6] == "Meta Llama 3.1 model card; Llama Team, AI @ Meta, The Llama 3 Herd of Models, arXiv 2407.21783"
     assert llm.training.published_runs().caption == ""
+
+
+def test_run_mfu_defaults_to_the_attention_term():
+    # Llama 2 70B with attention, worked in test_published_runs_cells_by_hand: 8.59932e23 / 1.93226e24 = 0.44504
+    r = llm.training.run("llama-2-70b")
+    assert llm.training.run_mfu(r) == pytest.approx(0.445039, abs=1e-6)
+
+
+def test_published_runs_formats_a_run_with_uneven_figures(monkeypatch):
+    # a made-up run whose figures sit next to rounding boundaries, so every format and divisor shows;
+    # its three source ids are distinct (the stored runs repeat theirs)
+    fake = {"key": "fake", "name": "합성 학습", "model": "llama-2-7b", "device": "a100-80gb",
+            "device_hours": 1_235_000, "tokens": 1.35e12, "seq_len": 4096, "reported_mfu": [0.3849, 0.4321],
+            "source": "llama31-card", "tokens_source": "llama3-paper", "mfu_source": "llama2-paper"}
+    monkeypatch.setattr(llm.training, "runs", lambda: [fake])
+    (row,) = llm.training.published_runs().rows
+    # hours 1,235,000 / 1e6 = 1.235 -> "1.24" at 2 decimals; tokens 1.35 -> "1.4" at 1 decimal
+    # Llama 2 7B: N = 6,738,415,616 (tests/test_llm_models.py); budget 1,235,000 h x 3,600 x 312e12 = 1.38715e24 FLOP
+    # 6 N T = 6 x 6,738,415,616 x 1.35e12 = 5.45812e22 -> 3.93 % -> "3.9 %"
+    # + attention 6 x 32 x 4096 x 4096 = 3,221,225,472 per token: 5.89298e22 -> 4.248 % -> "4.2 %"
+    # reported 38.49 % and 43.21 % at 0 decimals -> "38–43 %"
+    assert row == ["합성 학습", "NVIDIA A100 80GB SXM 1.24M 시간", "1.4T", "3.9 %", "4.2 %", "38–43 %",
+                   "Meta Llama 3.1 model card; Llama Team, AI @ Meta, The Llama 3 Herd of Models, arXiv 2407.21783; "
+                   "Touvron et al., Llama 2"]
