@@ -150,6 +150,7 @@ def test_resolve_by_hand():
     assert h.from_catalog is False and h.peak_precision is None and h.host_link_assumed is True
     assert h.link_label == ASSUMED_LABEL and h.host_link_label == "PCIe Gen4 x16"
     assert h.link_bandwidth == pytest.approx(PCIE4_X16, rel=1e-9)
+    assert h.host_link_bandwidth == pytest.approx(PCIE4_X16, rel=1e-9)
     h = hardware.resolve(None, memory=1e10, bandwidth=1e12, peak_flops=2e14, name="mine")
     assert (h.name, h.memory, h.bandwidth, h.peak_flops) == ("mine", 1e10, 1e12, 2e14)
     assert h.peak_label == "given dense peak"
@@ -176,6 +177,7 @@ def test_resolve_device_object():
     assert (h.name, h.memory, h.bandwidth, h.peak_flops) == ("Mine", 4e10, 2e12, 1e15)
     assert h.peak_precision == "bf16" and h.peak_accumulate is None and h.from_catalog is False
     assert h.key == "h100-sxm" and h.link_bandwidth == H100_LINK and h.host_link_bandwidth == H100_HOST
+    assert h.link_label == NVLINK_LABEL and h.host_link_label == "PCIe Gen5 x16" and h.host_link_assumed is False
     assert isinstance(h.memory, float) and isinstance(h.bandwidth, float)
     o = hardware.resolve(d, memory=1e10, bandwidth=1e11, peak_flops=3e14)
     assert (o.memory, o.bandwidth, o.peak_flops, o.peak_precision) == (1e10, 1e11, 3e14, None)
@@ -340,7 +342,7 @@ def test_serve_moe_expert_parallel(mixtral):
 
 
 def test_serve_validation_names_the_argument(l8):
-    with pytest.raises(ValueError, match="model must be"):
+    with pytest.raises(ValueError, match="model must be .*, got str$"):
         llm.serve("llama-3-8b", "h100-sxm")
     with pytest.raises(ValueError, match="tp=3 must divide"):
         llm.serve(l8, "h100-sxm", tp=3)
@@ -363,7 +365,7 @@ def test_serve_validation_names_the_argument(l8):
     with pytest.raises(ValueError, match=r"tp=2 must divide the attention heads \(6\) and the KV heads \(3\)"):
         # 6 query heads split over 2 but 3 KV heads do not: either count failing is an error
         llm.serve(_with_heads(l8, 6, 3), "h100-sxm", tp=2)
-    with pytest.raises(ValueError, match="use ep=1 and split the model with tp or pp"):
+    with pytest.raises(ValueError, match="use ep=1 and split the model with tp or pp$"):
         llm.serve(l8, "h100-sxm", ep=2)
 
 
@@ -411,3 +413,65 @@ def test_allreduce_latency_figure():
     assert f["source_title"].startswith("ByteDance-Seed/Triton-distributed issue #57")
     with pytest.raises(KeyError, match="known: nvlink-8xh100"):
         serve_mod.allreduce_latency_figure("nope")
+
+
+def test_serve_exact_capacity_boundary(l8):
+    # capacity = BF16 weights + exactly 10 KV caches of 4,096 tokens: 16,060,522,496 + 10 x 536,870,912 B
+    h = hardware.resolve(None, memory=21_429_231_616, bandwidth=H100_BW, peak_flops=H100_BF16)
+    r = llm.serve(l8, h, batch=10, memory_utilization=1.0, link_bandwidth=1e11)
+    assert r.max_batch == 10 and r.fits is True          # filling the memory exactly still fits
+    assert llm.serve(l8, h, batch=11, memory_utilization=1.0, link_bandwidth=1e11).fits is False
+
+
+def test_serve_passes_precision_and_keeps_model(l8):
+    r = llm.serve(l8, "h100-sxm", precision="tf32")
+    assert r.hardware.peak_flops == 494.5e12 and r.model is l8
+
+
+def test_serve_prefill_weight_read_bound_sharded(l8, mixtral):
+    lat, link = 1e-5, 1e11
+    h = hardware.resolve(None, memory=1e12, bandwidth=H100_BW, peak_flops=1e30)
+    r = llm.serve(l8, h, tp=2, link_bandwidth=link, allreduce_latency_s=lat)
+    assert r.prefill_s == pytest.approx(L8_W / 2 / H100_BW + 32 * 2 * (lat + 4096 * 8192 / link), rel=REL)
+    # MoE: 4,096 prompt tokens touch all 8 experts (8 (1 - 0.75^4096) = 8.0 in floating point), so the
+    # prefill reads every weight once: 2 x (1,605,636,096 + 45,097,156,608) = 93,405,585,408 B
+    m = llm.serve(mixtral, h)
+    assert m.prefill_s == pytest.approx(93_405_585_408 / H100_BW, rel=1e-9)
+
+
+def test_serve_moe_with_tensor_parallel(mixtral):
+    lat, link = 1e-5, 1e11
+    r = llm.serve(mixtral, "h100-sxm", ep=4, tp=2, batch=8, link_bandwidth=link, allreduce_latency_s=lat)
+    # 2 tokens per group (8 / 4); all-to-all sends 2 x k=2 x 3/4 leaving x 8192 B / tp 2 = 12,288 B per device
+    a2a = 32 * 2 * (lat + 12288 / link)
+    # all-reduce of the group's 2 tokens (16,384 B) over tp=2: lat + 2 (1/2) 16384 / link
+    ar = 32 * 2 * (lat + 16384 / link)
+    assert r.decode_alltoall_s == pytest.approx(a2a, rel=REL)
+    assert r.decode_allreduce_s == pytest.approx(ar, rel=REL)
+    assert r.decode_comm_s == pytest.approx(a2a + ar, rel=REL)
+    assert r.n_devices == 8
+
+
+def test_layouts_of_eight_devices(l8):
+    rs = llm.layouts(l8, "h100-sxm", 8)
+    # TP in {1, 2, 4, 8} (divides 32 heads and 8 KV heads, <= 8 per node), PP dividing 8 / tp, DP the rest
+    assert sorted((r.tp, r.pp, r.dp) for r in rs) == [
+        (1, 1, 8), (1, 2, 4), (1, 4, 2), (1, 8, 1), (2, 1, 4), (2, 2, 2), (2, 4, 1), (4, 1, 2), (4, 2, 1), (8, 1, 1)]
+    assert all(r.batch == 1 and r.context == 4096 and r.weight_bytes == 2.0 and r.kv_bytes == 2.0 for r in rs)
+    speeds = [r.decode_tokens_per_s_per_request for r in rs]
+    assert speeds == sorted(speeds, reverse=True)
+    one = llm.layouts(l8, "h100-sxm", 2, weight_bytes=1, kv_bytes=1, memory_utilization=0.5, batch=3, context=1024)
+    assert {(r.weight_bytes, r.kv_bytes, r.batch, r.context) for r in one} == {(1.0, 1.0, 3, 1024)}
+    assert one and all(r.usable_memory == pytest.approx(0.5 * H100_MEM, rel=REL) for r in one)
+    # 6 heads: tp 2 does not divide 3 devices but tp 3 does
+    six = _with_heads(l8, 6, 6)
+    assert sorted((r.tp, r.pp) for r in llm.layouts(six, "h100-sxm", 3)) == [(1, 1), (1, 3), (3, 1)]
+    # Llama 3.2 1B has 16 layers: pp = 16 is allowed
+    small = llm.models.get("llama-3.2-1b")
+    assert (1, 16) in {(r.tp, r.pp) for r in llm.layouts(small, "h100-sxm", 16)}
+    with pytest.raises(ValueError, match=r"^n_devices must"):
+        llm.layouts(l8, "h100-sxm", 0)
+    with pytest.raises(ValueError, match=r"^gpus_per_node must"):
+        llm.layouts(l8, "h100-sxm", 8, gpus_per_node=0)
+    with pytest.raises(ValueError, match=r"ep=4 must divide n_devices=6"):
+        llm.layouts(llm.models.get("mixtral-8x7b"), "h100-sxm", 6, ep=4)
