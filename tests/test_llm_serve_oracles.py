@@ -475,3 +475,11 @@ def test_layouts_of_eight_devices(l8):
         llm.layouts(l8, "h100-sxm", 8, gpus_per_node=0)
     with pytest.raises(ValueError, match=r"ep=4 must divide n_devices=6"):
         llm.layouts(llm.models.get("mixtral-8x7b"), "h100-sxm", 6, ep=4)
+
+
+def test_layouts_edge_cases(l8, mixtral):
+    # ep=2 on 6 devices: 3 devices per expert group, so tp=1 and pp in {1, 3} (pp=2 does not divide 3)
+    assert sorted((r.tp, r.pp, r.dp) for r in llm.layouts(mixtral, "h100-sxm", 6, ep=2)) == [(1, 1, 3), (1, 3, 1)]
+    # TP stays inside an 8-device node by default: a 9-head model on 9 devices gets tp 1 or 3, never 9
+    nine = _with_heads(l8, 9, 9)
+    assert sorted((r.tp, r.pp) for r in llm.layouts(nine, "h100-sxm", 9)) == [(1, 1), (1, 3), (1, 9), (3, 1), (3, 3)]
