@@ -53,5 +53,5 @@ __all__ = [
     # comm
     "allreduce_time_s", "allreduce_traffic_bytes", "tp_activation_bytes_per_forward",
     # the model layer
-    "Model", "ServeEstimate", "layouts", "models", "serve", "serving", "training",
+    "Model", "ServeEstimate", "hardware", "layouts", "models", "serve", "serving", "training",
 ]
