@@ -260,22 +260,24 @@ def test_time_calls_gc_state():
         assert not gc.isenabled()
 
 
+def _stepping(clock, log, name, seconds):
+    """A call that logs its name and advances the scripted clock by ``seconds``."""
+    def f():
+        log.append(name)
+        clock.t += seconds
+        return name
+    return f
+
+
 def test_time_rounds_order_and_samples():
     c = ScriptedClock([1.0])
     log = []
-
-    def make(name, d):
-        def f():
-            log.append(name)
-            c.t += d
-            return name
-        return f
-    out = timing.time_rounds({"a": make("a", 1.0), "b": make("b", 2.0)}, 3, 2, clock=c)
+    out = timing.time_rounds({"a": _stepping(c, log, "a", 1.0), "b": _stepping(c, log, "b", 2.0)}, 3, 2, clock=c)
     # rounds alternate the order: a a b b | b b a a | a a b b
     assert log == list("aabbbbaaaabb")
     assert out == {"a": [1.0] * 6, "b": [2.0] * 6}
     synced = []
-    timing.time_rounds({"a": make("a", 1.0)}, 1, 2, sync=synced.append, clock=c)
+    timing.time_rounds({"a": _stepping(c, log, "a", 1.0)}, 1, 2, sync=synced.append, clock=c)
     assert synced == ["a", "a"]
     with pytest.raises(ValueError, match=r"^fns must name at least one function"):
         timing.time_rounds({}, 1, 1, clock=c)
@@ -288,14 +290,8 @@ def test_time_rounds_order_and_samples():
 def test_interleaved_splits_reps_and_alternates():
     c = ScriptedClock([1.0])
     log = []
-
-    def make(name, d):
-        def f():
-            log.append(name)
-            c.t += d
-        return f
-    out = timing.interleaved({"a": make("a", 1.0), "b": make("b", 3.0)}, warmup=1, reps=7, rounds=3, warmup_s=0.0,
-                             clock=c)
+    out = timing.interleaved({"a": _stepping(c, log, "a", 1.0), "b": _stepping(c, log, "b", 3.0)}, warmup=1, reps=7,
+                             rounds=3, warmup_s=0.0, clock=c)
     # warm-up: one call each (a, b); 7 reps over 3 rounds = 3 + 2 + 2; round 0 a then b, round 1 b then a, round 2 a, b
     assert log == ["a", "b"] + list("aaabbb") + list("bbaa") + list("aabb")
     assert out == {"a": [1.0] * 7, "b": [3.0] * 7}
