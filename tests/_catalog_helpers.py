@@ -1,5 +1,5 @@
 """Helpers shared by the catalog tests (test_catalog.py, test_catalog_capacity.py)."""
-from xpucalc import devices
+from xpucalc.catalog import devices
 
 
 def all_figures():

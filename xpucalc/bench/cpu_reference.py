@@ -1,7 +1,7 @@
 """Device measurements made once on the course's CPU build machine, shipped as data for the book.
 
 The book must not run benchmarks while it builds, so its roofline and all-reduce
-pages read ``xpucalc/data/cpu_reference_measurements.json``: STREAM copy/triad
+pages read ``xpucalc/catalog/data/cpu_reference_measurements.json``: STREAM copy/triad
 over arrays of four times the LLC (and one inside the cache), FP32 GEMM, the
 layer Y = ReLU(XW + b) over M, and a gloo all-reduce sweep, every timing with
 its samples. Evidence label: ``CPU 동작 확인`` (a CPU, with other jobs running
@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .._data import load_json
-from ..device import Device
+from ..catalog.store import load_json
+from ..core.device import Device
 from .bandwidth import ARRAYS_MOVED, StreamResult
 from .collectives import CollectiveRow, fit_alpha_beta
 from .sweep import LayerPoint
@@ -145,7 +145,7 @@ def measure(path: str | os.PathLike[str] | None = None) -> dict[str, Any]:  # pr
         "targets": {"copy_over_numpy": copy_cmp.ratio, "gemm_over_torch_benchmark": g_cmp.ratio,
                     "allreduce_fit_r2_median": fit_med.r2, "allreduce_fit_r2_p10": fit_p10.r2},
     }
-    out = Path(path) if path else Path(__file__).resolve().parents[1] / "data" / FILE
+    out = Path(path) if path else Path(__file__).resolve().parents[1] / "catalog" / "data" / FILE
     text = json.dumps(_rounded(doc), ensure_ascii=False, indent=1)
     text = re.sub(r"\[\s*([-0-9.e+,\s]+?)\s*\]", lambda m: "[" + re.sub(r"\s+", " ", m.group(1)) + "]", text)
     out.write_text(text + "\n", encoding="utf-8")

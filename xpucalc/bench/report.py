@@ -11,7 +11,7 @@ import html
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ..table import Table
+from ..render.table import Table
 from ..units import GB, MS, TFLOPS, US
 from .results import BenchResult
 
@@ -68,7 +68,7 @@ def result_row(r: BenchResult) -> list[str]:
 
 @dataclass
 class ResultTables:
-    """A line of what every row shares, one or more narrow :class:`~xpucalc.table.Table` s, then notes.
+    """A line of what every row shares, one or more narrow :class:`~xpucalc.render.table.Table` s, then notes.
 
     Attributes:
         caption: title shown above everything.

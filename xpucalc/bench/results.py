@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from .. import evidence
 from .._check import positive, positive_int
-from ..workload import LinearLayer, linear_layer
+from ..core.workload import LinearLayer, linear_layer
 from .accuracy import Accuracy, worst
 from .conditions import DTYPE_BYTES, PATH_LABELS, PATHS, PRECISIONS, check_choice
 from .environment import Environment, short

@@ -20,7 +20,7 @@ from typing import Any
 
 from .. import evidence
 from .._check import positive_int
-from ..workload import LinearLayer, linear_layer
+from ..core.workload import LinearLayer, linear_layer
 from .target import Target, calibrate, cpu_threads, resolve, time_kernel, wait_for
 from .timing import Timing, check_count, summarize, time_calls, time_rounds, warm_up
 

@@ -21,7 +21,7 @@ SI units throughout: bytes, FLOP, seconds, bytes/s, FLOP/s; parameter counts are
 from __future__ import annotations
 
 from . import hardware, models, training
-from . import serve as serving
+from . import serving
 from .comm import allreduce_time_s, allreduce_traffic_bytes, tp_activation_bytes_per_forward
 from .compute import (CHINCHILLA_TOKENS_PER_PARAM, attention_flops_per_token, attention_ratio, chinchilla_tokens,
                       forward_flops_per_token, inference_flops, mfu, mfu_from_device_hours, train_flops,
@@ -34,7 +34,7 @@ from .model import Model
 from .rates import (compute_tokens_per_s_bound, decode_critical_batch, decode_intensity, decode_step_time_s,
                     decode_throughput, decode_tokens_per_s_bound, goodput, prefill_intensity, prefill_time_s,
                     request_latency_s, ttft_s)
-from .serve import ServeEstimate, layouts, serve
+from .serving import ServeEstimate, layouts, serve
 
 __all__ = [
     # compute

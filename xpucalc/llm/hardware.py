@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from .. import devices, interconnect
+from ..catalog import devices, interconnect
 from .._check import positive
-from ..device import Device
+from ..core.device import Device
 
 
 @dataclass(frozen=True)

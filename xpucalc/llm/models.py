@@ -1,13 +1,13 @@
 """The model catalog: Hugging Face configurations of well-known open models, each with its source.
 
-The data live in ``xpucalc/data/models.json``; ``get(key)`` builds a :class:`Model`
+The data live in ``xpucalc/catalog/data/models.json``; ``get(key)`` builds a :class:`Model`
 from the stored ``config.json`` fields, so every count is computed from shapes.
 """
 from __future__ import annotations
 
 from typing import Any
 
-from .._data import load_json
+from ..catalog.store import load_json
 from .model import Model
 
 

@@ -3,17 +3,17 @@
 The scalar rules (``6 N T``) live in ``xpucalc.llm.compute`` (re-exported as ``xpucalc.llm``); here N is the model's
 *active* parameter count (MoE: the routed experts only) and the attention-score FLOPs
 of a causal sequence of ``seq_len`` tokens are added. Published training budgets
-(``xpucalc/data/llm_training_runs.json``) can be set against these estimates with
+(``xpucalc/catalog/data/llm_training_runs.json``) can be set against these estimates with
 :func:`published_runs`.
 """
 from __future__ import annotations
 
 from typing import Any
 
-from .. import devices
+from ..catalog import devices
 from .._check import fraction, positive, positive_int
-from .._data import load_json
-from ..table import Table
+from ..catalog.store import load_json
+from ..render.table import Table
 from ..units import fmt_num
 from . import footprint, models
 from .model import Model

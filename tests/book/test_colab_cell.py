@@ -1,0 +1,240 @@
+"""The labs' Colab parts: the badge points at this repository, and the install cell works without touching torch/jax.
+
+The install cell is run for real in a fresh virtual environment that sees this
+machine's torch and jax (as Colab's runtime has its own) but not xpucalc, with
+XPUCALC_SOURCE pointing at a copy of this checkout (the repository root found
+from this file) instead of the GitHub URL.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import sysconfig
+import time
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+LABS = sorted((REPO / "labs").glob("*.ipynb"))
+HIDDEN = ("xpucalc", "__editable__", "koreanize")  # entries of the dev venv the fresh one must not see
+
+
+def _repository_url() -> tuple[str, str]:
+    """(url, branch) from _config.yml's ``repository:`` block (read without a YAML dependency)."""
+    cfg = REPO / "_config.yml"
+    assert cfg.exists(), "_config.yml is missing: the repository URL is defined there (repository.url)"
+    try:
+        import yaml
+    except ImportError:  # pragma: no cover - PyYAML comes with jupyter-book
+        yaml = None
+    if yaml is not None:
+        repo = (yaml.safe_load(cfg.read_text(encoding="utf-8")) or {}).get("repository") or {}
+        url, branch = repo.get("url"), repo.get("branch", "main")
+    else:  # pragma: no cover
+        block = re.search(r"^repository:\n((?:[ \t]+.*\n?)+)", cfg.read_text(encoding="utf-8"), re.M)
+        fields = dict(re.findall(r"^\s+(\w+):\s*\"?([^\"\n#]+?)\"?\s*$", block.group(1), re.M)) if block else {}
+        url, branch = fields.get("url"), fields.get("branch", "main")
+    assert url, "_config.yml has no repository.url"
+    return url.rstrip("/"), branch or "main"
+
+
+def _cells(nb_path: Path) -> list[dict]:
+    return json.loads(nb_path.read_text(encoding="utf-8"))["cells"]
+
+
+def _install_cell(nb_path: Path) -> str:
+    code = [c for c in _cells(nb_path) if c["cell_type"] == "code"]
+    assert code, f"{nb_path.name} has no code cell"
+    return "".join(code[0]["source"])
+
+
+def test_there_are_labs():
+    assert {"00_analytic_check.ipynb", "01_pytorch_lab.ipynb", "02_jax_lab.ipynb"} <= {p.name for p in LABS}
+
+
+@pytest.mark.parametrize("nb_path", LABS, ids=lambda p: p.name)
+def test_badge_and_install_source_match_config(nb_path):
+    url, branch = _repository_url()
+    m = re.fullmatch(r"https://github\.com/([^/]+/[^/]+?)(?:\.git)?", url)
+    assert m, f"repository.url {url!r} is not a GitHub repository URL"
+    expected = f"https://colab.research.google.com/github/{m.group(1)}/blob/{branch}/labs/{nb_path.name}"
+    first = _cells(nb_path)[0]
+    assert first["cell_type"] == "markdown"
+    text = "".join(first["source"])
+    links = re.findall(r"\((https://colab\.research\.google\.com/github/[^)\s]+)\)", text)
+    assert links == [expected], f"{nb_path.name}: badge links {links}, expected {expected}"
+    assert "colab-badge.svg" in text
+    assert f'"git+{url}"' in _install_cell(nb_path)
+
+
+def _lab_cells():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("_lab_cells", REPO / "tools" / "lab_cells.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+INSTALL_CELL = _lab_cells().INSTALL_CELL
+
+
+@pytest.mark.parametrize("nb_path", LABS, ids=lambda p: p.name)
+def test_every_lab_carries_the_canonical_install_cell(nb_path):
+    """The first code cell is tools/lab_cells.py's INSTALL_CELL (sync with `python tools/lab_cells.py --write`)."""
+    assert _install_cell(nb_path) == INSTALL_CELL, f"{nb_path.name}: run python tools/lab_cells.py --write {nb_path}"
+
+
+def test_install_cell_text():
+    src = INSTALL_CELL
+    assert "import xpucalc" in src and "XPUCALC_SOURCE" in src and "--no-deps" in src
+    url, _ = _repository_url()
+    assert f'"git+{url}"' in src
+    for pkg in ("torch", "jax", "jaxlib"):  # never named as something to install
+        assert not re.search(rf"['\"]{pkg}(\[|['\"=<>])", src)
+
+
+def _fresh_env(tmp_path: Path) -> Path:
+    """A venv whose site-packages links every package of this interpreter except xpucalc and its font package.
+
+    Returns the venv's python. It has torch, jax and pip (linked), but ``import xpucalc`` fails.
+    """
+    base = getattr(sys, "_base_executable", sys.executable)
+    venv = tmp_path / "venv"
+    subprocess.run([base, "-m", "venv", "--without-pip", str(venv)], check=True)
+    py = venv / "bin" / "python"
+    site = Path(subprocess.run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                               check=True, capture_output=True, text=True).stdout.strip())
+    farm = tmp_path / "runtime-packages"  # stands in for Colab's preinstalled packages
+    farm.mkdir()
+    for entry in Path(sysconfig.get_paths()["purelib"]).iterdir():
+        if entry.suffix == ".pth" or any(entry.name.lower().startswith(h) for h in HIDDEN):
+            continue
+        (farm / entry.name).symlink_to(entry)
+    (site / "runtime_packages.pth").write_text(str(farm) + "\n", encoding="utf-8")
+    return py
+
+
+def _probe(py: Path, cwd: Path) -> dict:
+    code = ("import json, importlib.util as u, torch, jax, jaxlib\n"
+            "x = u.find_spec('xpucalc')\n"
+            "print(json.dumps({'torch': torch.__version__, 'torch_file': torch.__file__, 'jax': jax.__version__,"
+            " 'jaxlib': jaxlib.__version__, 'xpucalc': x.origin if x else None}))")
+    out = subprocess.run([str(py), "-c", code], cwd=cwd, check=True, capture_output=True, text=True,
+                         env=_clean_env())
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _clean_env(**extra: str) -> dict:
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")}
+    env.update(extra)
+    return env
+
+
+def test_install_cell_in_fresh_env(tmp_path):
+    """Run the labs' install cell where torch and jax exist but xpucalc does not; then once more (no-op)."""
+    t0 = time.perf_counter()
+    py = _fresh_env(tmp_path)
+    work = tmp_path / "work"  # not the repo: the checkout must not be importable from the cwd
+    work.mkdir()
+    before = _probe(py, work)
+    assert before["xpucalc"] is None, "the fresh environment already sees xpucalc"
+
+    # The repository as the cell would fetch it: a copy of this checkout without its build outputs, so that
+    # pip's in-tree build writes its build/ folder there and not into the working tree.
+    source = tmp_path / "xpu-course"
+    shutil.copytree(REPO, source, symlinks=True, ignore=shutil.ignore_patterns(
+        ".git", ".venv", "venv", "_build", "build", "*.egg-info", "__pycache__", ".jupyter_cache", ".pytest_cache",
+        ".hypothesis", ".ipynb_checkpoints"))
+    cell = work / "cell.py"
+    cell.write_text(INSTALL_CELL, encoding="utf-8")
+    run = subprocess.run([str(py), str(cell)], cwd=work, capture_output=True, text=True, timeout=240,
+                         env=_clean_env(XPUCALC_SOURCE=str(source), PIP_DISABLE_PIP_VERSION_CHECK="1"))
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    assert "xpucalc" in run.stdout
+
+    after = _probe(py, work)
+    assert after["xpucalc"] and str(tmp_path / "venv") in after["xpucalc"], after
+    assert (after["torch"], after["jax"], after["jaxlib"]) == (before["torch"], before["jax"], before["jaxlib"])
+    assert after["torch_file"] == before["torch_file"]  # the runtime's torch, not a new copy
+    site = Path(after["xpucalc"]).parents[1]
+    installed = {p.name.split("-")[0].lower() for p in site.iterdir()}
+    assert not installed & {"torch", "jax", "jaxlib", "numpy", "matplotlib"}, installed
+    assert {"xpucalc", "koreanize_matplotlib"} <= installed
+    subprocess.run([str(py), "-c", "import xpucalc.bench, xpucalc.bench.reference as r; assert len(r.load()) == 16"],
+                   cwd=work, check=True, env=_clean_env())
+
+    # second run: xpucalc imports, so nothing is installed (a bogus source would fail if pip ran)
+    again = subprocess.run([str(py), str(cell)], cwd=work, capture_output=True, text=True, timeout=60,
+                           env=_clean_env(XPUCALC_SOURCE=str(tmp_path / "does-not-exist")))
+    assert again.returncode == 0, again.stderr[-2000:]
+    elapsed = time.perf_counter() - t0
+    assert elapsed < 180, f"install-cell test took {elapsed:.0f} s"
+
+
+FAILED = "xpucalc를 설치하지 못했습니다"
+
+
+def test_install_cell_unreachable_source_as_a_script(tmp_path):
+    """Unreachable source, run as a plain script: Korean explanation with what to do, exit 1, no traceback."""
+    py = _fresh_env(tmp_path)
+    cell = tmp_path / "cell.py"
+    cell.write_text(INSTALL_CELL, encoding="utf-8")
+    nowhere = tmp_path / "no-such-checkout"
+    run = subprocess.run([str(py), str(cell)], cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                         env=_clean_env(XPUCALC_SOURCE=str(nowhere), PIP_DISABLE_PIP_VERSION_CHECK="1"))
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert FAILED in run.stdout and str(nowhere) in run.stdout
+    assert "XPUCALC_SOURCE" in run.stdout and ".whl" in run.stdout and "여기서 멈춥니다" in run.stdout
+    assert "Traceback" not in run.stderr and "준비 완료" not in run.stdout
+
+
+def test_install_cell_unreachable_source_stops_the_notebook(tmp_path, monkeypatch):
+    """In a Jupyter kernel without xpucalc: the cell prints the Korean help, ends with one short error line
+    (no traceback), and a run-all stops there, so the next cell's `import xpucalc` never runs."""
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    py = _fresh_env(tmp_path)
+    spec = tmp_path / "jupyter" / "kernels" / "fresh"
+    spec.mkdir(parents=True)
+    (spec / "kernel.json").write_text(json.dumps({
+        "argv": [str(py), "-m", "ipykernel_launcher", "-f", "{connection_file}"], "display_name": "fresh",
+        "language": "python",
+        "env": {"XPUCALC_SOURCE": str(tmp_path / "no-such-checkout"), "PIP_DISABLE_PIP_VERSION_CHECK": "1"}}))
+    monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "jupyter"))
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(INSTALL_CELL),
+                                         nbformat.v4.new_code_cell("import xpucalc\nprint('second cell ran')")])
+    client = nbclient.NotebookClient(nb, kernel_name="fresh", timeout=180, allow_errors=False,
+                                     resources={"metadata": {"path": str(tmp_path)}})
+    with pytest.raises(nbclient.exceptions.CellExecutionError):
+        client.execute()
+    first, second = nb.cells
+    text = "".join(o.get("text", "") for o in first.outputs if o.output_type == "stream")
+    assert FAILED in text and "XPUCALC_SOURCE" in text
+    errors = [o for o in first.outputs if o.output_type == "error"]
+    assert len(errors) == 1 and errors[0].ename == "XpucalcInstallFailed"
+    assert errors[0].traceback == ["실행을 멈췄습니다: xpucalc 설치 실패 (위 안내를 보십시오)"]
+    assert second.outputs == [] and second.get("execution_count") is None
+
+
+@pytest.mark.parametrize("nb_path", LABS, ids=lambda p: p.name)
+def test_hidden_answers_hide_everywhere(nb_path):
+    """Answer cells hide in the book (hide-cell), in Jupyter (source_hidden) and in Colab (form + #@title)."""
+    hidden = [c for c in _cells(nb_path) if "hide-cell" in c.get("metadata", {}).get("tags", [])]
+    for c in hidden:
+        assert c["cell_type"] == "code"
+        assert c["metadata"].get("jupyter", {}).get("source_hidden") is True
+        assert c["metadata"].get("cellView") == "form"
+        assert "".join(c["source"]).startswith("#@title ")
+        # the stored answer (the site renders it) is collapsed in JupyterLab as well; its numbers come from
+        # the run, so nbval does not compare it
+        assert c["metadata"]["jupyter"].get("outputs_hidden") is True, f"{nb_path.name}: answer output not hidden"
+        if c.get("outputs"):
+            assert "nbval-ignore-output" in c["metadata"]["tags"]
+    if nb_path.name in ("00_analytic_check.ipynb", "01_pytorch_lab.ipynb", "02_jax_lab.ipynb"):
+        assert len(hidden) >= 3, f"{nb_path.name}: expected hidden answers"

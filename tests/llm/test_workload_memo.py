@@ -1,0 +1,181 @@
+"""xpucalc.llm.memo: the 'my workload' memo (expected values worked by hand)."""
+import pytest
+
+from xpucalc.catalog import devices
+from xpucalc.llm import models
+from xpucalc.llm.memo import MemoInputError, WorkloadInputs, estimate, memo, resolve_hardware
+
+LLAMA2_7B = dict(layers=32, kv_heads=32, head_dim=128)
+LLAMA3_70B = dict(layers=80, kv_heads=8, head_dim=128)
+H100_MEM = devices.figure("h100-sxm", "memory")["value"]
+H100_BW = devices.figure("h100-sxm", "bandwidth")["value"]
+
+
+def test_7b_serving_on_one_rtx4090_fits_scalar_path():
+    r = memo(n_params=7e9, gpu="rtx-4090", seq_len=4096, batch=1, **LLAMA2_7B)
+    # weights 14e9 x 1.2 = 16.8e9; KV 2 x 32 x 4096 x 32 x 128 x 2 = 2,147,483,648 -> 18,947,483,648 B
+    assert r.error is None and r.fits
+    assert r.needed_bytes == pytest.approx(18_947_483_648)
+    assert r.total_memory == devices.figure("rtx-4090", "memory")["value"]
+    bw = devices.figure("rtx-4090", "bandwidth")["value"]
+    assert r.decode_tokens_per_s == pytest.approx(bw / 16_147_483_648)
+    assert r.decode_tokens_per_s_per_request == pytest.approx(bw / 16_147_483_648)
+
+
+def test_ddp_copies_do_not_add_bandwidth_for_one_request():
+    # 7B on 16 H100s: each GPU holds a copy; one request sees ONE GPU's bandwidth (issue: 3,829 was 16 x 239)
+    r = memo(n_params=7e9, gpu="h100-sxm", n_gpus=16, nvlink=True, **LLAMA2_7B)
+    one = H100_BW / (14e9 + 2_147_483_648)
+    assert r.decode_tokens_per_s_per_request == pytest.approx(one)
+    assert r.decode_tokens_per_s == pytest.approx(16 * one)  # 16 copies, one request each
+    assert "gradient" not in str(r) and "DDP" not in str(r) and "FSDP" not in str(r)
+
+
+def test_model_key_405b_on_16_h100_runs_stages_in_turn():
+    r = memo(model="llama-3.1-405b", gpu="h100-sxm", n_gpus=16, nvlink=True, gpus_per_node=8)
+    s = r.serving
+    assert r.fits and (s.tp, s.pp, s.dp) == (8, 2, 1)
+    # per GPU 811.7e9 / 16 B + KV; two stages in turn: 2 x (50.7e9 + KV/16)/3.35e12 + all-reduces ~ 33 ms, not 16 ms
+    m = models.get("llama-3.1-405b")
+    mem_s = (m.weights_bytes(2) + 4096 * m.kv_bytes_per_token()) / 16 / H100_BW
+    # the stage-to-stage hop: the catalog's 19.19 us fixed cost + 16384 x 2 B over 450e9 B/s one way
+    assert s.decode_step_s == pytest.approx(2 * mem_s + s.decode_comm_s + 19.19e-6 + 16384 * 2 / 450e9, rel=1e-6)
+    # 2 x 15.18 ms of reads + 2 stages x 63 layers x 2 all-reduces x 19.25 us = 4.85 ms + one hop: 35.2 ms, 28.4 tok/s
+    assert 27 < r.decode_tokens_per_s_per_request < 29
+
+
+def test_405b_bf16_on_8_h100_does_not_fit_and_suggests_fp8_and_16_gpus():
+    r = memo(model="llama-3.1-405b", gpu="h100-sxm", n_gpus=8, nvlink=True, system_ram=2e12)
+    assert r.fits is False
+    text = str(r)
+    assert "FP8" in text and "16장" in text and "오프로드" in text
+
+
+def test_mixtral_reads_only_the_routed_experts():
+    r = memo(model="mixtral-8x7b", gpu="h100-sxm", n_gpus=2, nvlink=True)
+    m = models.get("mixtral-8x7b")
+    # batch 1: 12.88e9 active x 2 B + KV, split over 2 GPUs: 3.93 ms; 32 layers x 2 all-reduces x 19.2 us = 1.23 ms
+    # on top: 5.15 ms, about 194 tok/s (not 71)
+    mem_s = (m.n_active_params * 2 + 4096 * m.kv_bytes_per_token()) / 2 / H100_BW
+    assert r.serving.decode_step_s == pytest.approx(mem_s + r.serving.decode_comm_s, rel=1e-9)
+    assert 190 < r.decode_tokens_per_s_per_request < 198
+
+
+def test_kv_short_suggests_fp8_kv():
+    # 8B at 32K, batch 20 on one H100: KV 20 x 32768 x 131072 B = 85.9 GB > 77.3 - 16.1; FP8 KV halves it
+    r = memo(model="llama-3-8b", gpu="h100-sxm", seq_len=32768, batch=20)
+    assert not r.fits
+    assert any("KV 캐시를 FP8" in s for s in r.suggestions)
+
+
+def test_m3_ultra_without_peak_still_decodes():
+    r = memo(model="llama-3-8b", gpu="apple-m3-ultra")
+    assert r.error is None and r.fits
+    bw = devices.figure("apple-m3-ultra", "bandwidth")["value"]
+    m = models.get("llama-3-8b")
+    assert r.decode_tokens_per_s_per_request == pytest.approx(bw / (m.weights_bytes(2) + 4096 * 131072))
+    assert "prefill" in str(r) and "계산하지 않음" in str(r)
+    bad = memo(n_params=7e9, gpu="apple-m3-ultra", goal="full_ft", train_tokens=1e9)
+    assert bad.error.startswith("peak_flops:")
+
+
+def test_tp_must_divide_heads_and_gpu_count():
+    r = memo(model="llama-3-70b", gpu="h100-sxm", n_gpus=3, nvlink=True, tp=3)
+    assert r.error.startswith("tp:") and "[1, 2, 4, 8]" in r.error
+    r = memo(model="llama-3-70b", gpu="h100-sxm", n_gpus=12, nvlink=True, bytes_per_param=1)
+    assert r.serving.tp in (1, 2, 4) and r.serving.n_devices == 12  # 12 GPUs: TP 4 x 3, never 2 x 8
+
+
+def test_model_config_dict_and_section13_fields():
+    cfg = models.config("llama-3.2-1b")
+    r = memo(model=cfg, gpu="rtx-4090", system_ram=64e9, storage="NVMe SSD", storage_bandwidth=7e9,
+             interconnect="PCIe", priority="throughput", bottleneck="prefill 대기")
+    text = r.text()
+    assert text.startswith("## 내 워크로드 메모") and "| 항목 | 값 | 근거 |" in text
+    for word in ("시스템 RAM", "스토리지", "연결 방식", "우선순위", "지금의 병목", "prefill 대기"):
+        assert word in text
+
+
+def test_7b_full_finetune_on_one_a100_does_not_fit_and_says_what_would():
+    r = memo(n_params=7e9, gpu="a100-80gb", goal="full_ft", train_tokens=10e9, mfu=0.5)
+    assert r.fits is False
+    assert r.needed_bytes == pytest.approx(140e9)  # 20 B x 7e9
+    text = str(r)
+    assert "최소 2개" in text           # ceil(140 / 85.9) = 2
+    assert "LoRA" in text
+    # 6 x 7e9 x 10e9 / (312e12 x 0.5) = 2,692,308 s
+    assert r.train_time_s == pytest.approx(2_692_307.7, rel=1e-6)
+
+
+def test_training_with_model_adds_attention():
+    r = memo(model="llama-3-8b", gpu="h100-sxm", n_gpus=8, nvlink=True, goal="training", train_tokens=1e12,
+             seq_len=8192)
+    m = models.get("llama-3-8b")
+    # T (6N + 6 L (H hd) s) / (8 x 989.4e12 x 0.4)
+    flops = 1e12 * (6 * m.n_params + 6 * 32 * 4096 * 8192)
+    assert r.train_time_s == pytest.approx(flops / (8 * 989.4e12 * 0.4))
+
+
+def test_serving_too_big_suggests_lower_precision():
+    r = memo(n_params=13e9, gpu="rtx-4090")
+    assert not r.fits
+    assert "FP8/INT8" in str(r)
+
+
+def test_hand_entered_gpu():
+    r = memo(n_params=7e9, gpu_name="내 GPU", gpu_memory=16e9, bandwidth=500e9, peak_flops=100e12)
+    assert r.fits is False  # 16.8e9 > 16e9
+    assert "INT8" in str(r)
+    hw = resolve_hardware(WorkloadInputs(n_params=7e9, gpu="h100-sxm", bandwidth=2e12))
+    assert hw.bandwidth == 2e12  # an override wins over the catalog
+
+
+def test_report_renders_as_korean_table():
+    r = memo(model="llama-3-8b", gpu="h100-sxm")
+    html = r._repr_html_()
+    assert "<table" in html and "항목" in html and "메모리 판정" in html
+    assert "| 항목 | 값 | 근거 |" in r._repr_markdown_()
+
+
+@pytest.mark.parametrize("kwargs, argument", [
+    (dict(n_params=7e9, gpu="h100-sxm", n_gpus=0), "n_gpus"),
+    (dict(n_params=7e9, gpu="h100-sxm", mfu=1.5), "mfu"),
+    (dict(n_params=7e9, gpu="h100-sxm", mfu=40), "mfu"),
+    (dict(n_params=7e9, gpu="h1000"), "gpu"),
+    (dict(n_params=0, gpu="h100-sxm"), "n_params"),
+    (dict(n_params=7e9, gpu="h100-sxm", goal="pretrain"), "goal"),
+    (dict(n_params=7e9, gpu="h100-sxm", bytes_per_param=float("nan")), "bytes_per_param"),
+    (dict(n_params=7e9, gpu="h100-sxm", goal="training"), "train_tokens"),
+    (dict(n_params=7e9, gpu_memory=24e9), "bandwidth"),
+    (dict(n_params=7e9, gpu="h100-sxm", layers=80), "layers"),
+    (dict(n_params=7e9, gpu="h100-sxm", batch=2.5), "batch"),
+    (dict(n_params=7e9, gpu="h100-sxm", gpus=8), "gpus"),
+    (dict(gpu="h100-sxm"), "model"),
+    (dict(model="llama-9", gpu="h100-sxm"), "model"),
+    (dict(model={"model_type": "gpt2"}, gpu="h100-sxm"), "model"),
+    (dict(model="llama-3-8b", n_params=8e9, gpu="h100-sxm"), "n_params"),
+    (dict(model="llama-3-8b", gpu="h100-sxm", priority="fast"), "priority"),
+    (dict(model="llama-3-8b", gpu="h100-sxm", n_gpus=8, tp=3), "tp"),
+])
+def test_bad_input_message_names_argument(kwargs, argument):
+    r = memo(**kwargs)
+    assert r.error is not None
+    assert r.error.startswith(argument + ":")
+    assert "입력 오류" in str(r) and "입력 오류" in r._repr_html_()
+    if set(kwargs) <= set(WorkloadInputs.__dataclass_fields__):
+        with pytest.raises(MemoInputError, match=argument):
+            estimate(WorkloadInputs(**kwargs))
+
+
+def test_unknown_key_lists_keys():
+    r = memo(n_params=7e9, gpu="h1000")
+    for k in devices.keys():
+        assert k in r.error
+
+
+def test_mfu_above_one_is_an_error_everywhere():
+    from xpucalc import llm
+    with pytest.raises(ValueError, match="MFU"):
+        llm.mfu(7e9, 1e6, 8, 312e12)  # 6 x 7e9 x 1e6 / (8 x 312e12) = 16.8
+    with pytest.raises(ValueError):
+        estimate(WorkloadInputs(n_params=7e9, gpu="h100-sxm", mfu=1.56))

@@ -1,0 +1,333 @@
+"""Serving estimate of one model on one kind of device in a TP x PP x EP x DP layout, with memory capacity.
+
+A request runs on one data-parallel replica of ``tp x pp x ep`` devices. Tensor parallelism
+splits every layer's weights and KV heads over ``tp`` devices and adds two all-reduces
+per layer; pipeline stages hold ``1/pp`` of the layers each, and a token crosses them
+one after another while up to ``pp`` micro-batches keep the stages busy; expert
+parallelism (MoE) splits each layer's experts over ``ep`` groups that each serve part of
+the batch and adds an all-to-all dispatch and combine per MoE layer. Decode reads the
+weights once per step and micro-batch (for MoE only the experts the tokens touch) plus
+every sequence's KV cache. All figures are roofline bounds (분석 계산).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from .._check import fraction, non_negative, positive, positive_int
+from ..catalog.store import load_json
+from ..core.device import Device
+from .hardware import Hardware, resolve
+from .model import Model
+
+#: Share of a device's memory the serving engine may fill: vLLM's default ``gpu_memory_utilization``
+#: (0.9; https://docs.vllm.ai/en/latest/configuration/engine_args.html). The other 10 % is the
+#: reserve for the CUDA context, activations, CUDA graphs and fragmentation.
+GPU_MEMORY_UTILIZATION = 0.9
+
+
+def allreduce_latency_figure(key: str = "nvlink-8xh100") -> dict:
+    """The catalog figure for the fixed cost of one small all-reduce (``collective_latency.json``).
+
+    A dict with ``value`` (seconds), ``unit``, ``as_published``, ``conditions``, ``source``,
+    ``checked`` and ``evidence``; the source's title and URL are under ``source_title`` / ``source_url``.
+    """
+    doc = load_json("collective_latency.json")
+    figures = doc["allreduce_latency"]
+    if key not in figures:
+        raise KeyError(f"no all-reduce latency {key!r} in collective_latency.json; known: {', '.join(sorted(figures))}")
+    src = doc["sources"][figures[key]["source"]]
+    return {**figures[key], "source_title": src["title"], "source_url": src["url"]}
+
+
+#: Fixed cost of one small all-reduce inside an NVLink node, seconds: 19.19 us for 128 B over 8 H100s
+#: (a third-party measurement, see :func:`allreduce_latency_figure` for its source and conditions).
+#: Measure your own with ``nccl-tests all_reduce_perf -b 8 -e 1M -g <tp>`` (the time column at small sizes).
+ALLREDUCE_LATENCY_S = float(allreduce_latency_figure()["value"])
+
+#: Bytes of one activation element sent by the all-reduces, all-to-alls and stage-to-stage hops (BF16).
+ACTIVATION_BYTES = 2.0
+
+
+def allreduce_s(size_bytes: float, n: int, link_bandwidth: float, latency_s: float = ALLREDUCE_LATENCY_S) -> float:
+    """One ring all-reduce of ``size_bytes`` over ``n`` devices, seconds: latency + 2 (n-1)/n x size / link.
+
+    Returns 0 for ``n == 1``.
+    """
+    k = positive_int(n, "n")
+    if k == 1:
+        return 0.0
+    return non_negative(latency_s, "latency_s") + 2.0 * (k - 1) / k * non_negative(size_bytes, "size_bytes") / positive(
+        link_bandwidth, "link_bandwidth")
+
+
+def alltoall_s(send_bytes: float, n: int, link_bandwidth: float, latency_s: float = ALLREDUCE_LATENCY_S) -> float:
+    """One all-to-all over ``n`` devices in which each sends ``send_bytes`` to the others, seconds.
+
+    latency + send_bytes / link: every device sends at once through the switch, so one device's
+    outgoing traffic over its own link sets the time. Returns 0 for ``n == 1``.
+
+    Args:
+        send_bytes: bytes one device sends to the other devices in total, bytes.
+        n: devices taking part (count).
+        link_bandwidth: one device's one-way link bandwidth, bytes/s.
+        latency_s: fixed cost of the collective, seconds.
+    """
+    k = positive_int(n, "n")
+    if k == 1:
+        return 0.0
+    return non_negative(latency_s, "latency_s") + non_negative(send_bytes, "send_bytes") / positive(
+        link_bandwidth, "link_bandwidth")
+
+
+@dataclass(frozen=True)
+class ServeEstimate:
+    """What :func:`serve` returns. Memory figures are per device (the busiest), bytes; rates tokens/s; times seconds.
+
+    ``decode_step_s`` is the time between two tokens of one sequence; ``stage_s`` the time one
+    pipeline stage spends on one micro-batch of ``microbatch`` sequences. ``decode_comm_s`` is the
+    collective time on one token's path (``decode_allreduce_s`` for TP plus ``decode_alltoall_s`` for
+    EP); ``decode_hop_s`` the stage-to-stage transfers on that path.
+    """
+
+    model: Model
+    hardware: Hardware
+    tp: int
+    pp: int
+    ep: int
+    dp: int
+    batch: int
+    microbatches: int
+    microbatch: int
+    context: int
+    weight_bytes: float
+    kv_bytes: float
+    usable_memory: float
+    reserve: float
+    weights_per_device: float
+    kv_per_device: float
+    fits: bool
+    max_batch: int
+    stage_s: float
+    decode_step_s: float
+    decode_allreduce_s: float
+    decode_alltoall_s: float
+    decode_comm_s: float
+    decode_hop_s: float
+    decode_bound: str
+    decode_tokens_per_s_per_request: float
+    decode_tokens_per_s_total: float
+    prefill_s: float | None
+    prefill_comm_s: float
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def n_devices(self) -> int:
+        """Devices of the whole layout, tp x pp x ep x dp."""
+        return self.tp * self.pp * self.ep * self.dp
+
+    @property
+    def memory_per_device(self) -> dict[str, float]:
+        """Per-device memory: weights, KV cache, free (usable minus both), reserve, capacity, bytes."""
+        return {"weights": self.weights_per_device, "kv_cache": self.kv_per_device,
+                "free": self.usable_memory - self.weights_per_device - self.kv_per_device,
+                "reserve": self.reserve, "capacity": self.hardware.memory}
+
+
+def _check_tp(model: Model, tp: int) -> int:
+    t = positive_int(tp, "tp")
+    if model.num_heads % t or model.num_kv_heads % t:
+        raise ValueError(f"tp={t} must divide the attention heads ({model.num_heads}) and the KV heads "
+                         f"({model.num_kv_heads}) of {model.name}; valid tp values: {model.valid_tp()}")
+    return t
+
+
+def _check_ep(model: Model, ep: int) -> int:
+    e = positive_int(ep, "ep")
+    if e > 1 and not model.is_moe:
+        raise ValueError(f"ep={e} needs a mixture-of-experts model, but {model.name} is dense (one MLP per layer): "
+                         "use ep=1 and split the model with tp or pp")
+    if model.num_experts % e:
+        valid = [x for x in range(1, model.num_experts + 1) if model.num_experts % x == 0]
+        raise ValueError(f"ep={e} must divide the {model.num_experts} experts per layer of {model.name}; "
+                         f"valid ep values: {valid}")
+    return e
+
+
+def _check_microbatches(microbatches: int | None, pp: int, batch: int) -> int:
+    if microbatches is None:
+        return min(pp, batch)
+    m = positive_int(microbatches, "microbatches")
+    if m > batch:
+        raise ValueError(f"microbatches={m} exceeds batch={batch}: every micro-batch needs at least one sequence; "
+                         f"use microbatches <= batch")
+    return m
+
+
+def serve(model: Model, device: str | Device | Hardware, *, tp: int = 1, pp: int = 1, dp: int = 1, batch: int = 1,
+          context: int = 4096, weight_bytes: float = 2.0, kv_bytes: float = 2.0,
+          memory_utilization: float = GPU_MEMORY_UTILIZATION, precision: str | None = None,
+          prefill_mfu: float = 0.4, link_bandwidth: float | None = None,
+          allreduce_latency_s: float = ALLREDUCE_LATENCY_S, ep: int = 1, microbatches: int | None = None,
+          alltoall_latency_s: float | None = None) -> ServeEstimate:
+    """Roofline serving estimate of ``model`` on ``tp x pp x ep x dp`` devices of one kind.
+
+    A replica has ``tp x pp x ep`` devices. Pipeline: the batch splits into ``microbatches``
+    micro-batches of ``ceil(batch / microbatches)`` sequences (the largest sets the pace) and up
+    to that many are in flight, one per stage. A token still crosses the ``pp`` stages one after
+    another, so the time between two tokens of one sequence is
+    ``max(microbatches x stage, pp x stage + (pp - 1) x hop)``; each stage reads its weights once
+    per micro-batch. With one micro-batch this is the sum of the stages (PP adds memory, not speed);
+    with ``pp`` micro-batches every stage is busy and the replica's aggregate rate rises up to
+    ``pp`` times, the full factor where a stage's time scales with its micro-batch (KV- or
+    compute-bound) and none where the weight read dominates.
+    Expert parallelism (MoE only): each of the ``ep`` groups of ``tp x pp`` devices keeps a copy of
+    attention, norms, router and embeddings and decodes ``batch / ep`` of the sequences, while each
+    layer's experts are split evenly over the groups (the wide-EP layout of DeepSeek-V3 and vLLM);
+    every MoE layer adds an all-to-all dispatch and combine of the tokens sent to other groups
+    (uniform routing: a share ``(ep - 1) / ep`` of each token's ``k`` copies leaves its group).
+
+    Args:
+        model: the architecture (see ``xpucalc.llm.models.get``).
+        device: catalog key (``"h100-sxm"``), an :class:`xpucalc.Device` with ``memory``, or a resolved
+            ``xpucalc.llm.hardware.Hardware``.
+        tp: tensor-parallel degree; must divide the query and the KV head counts.
+        pp: pipeline stages (layers split evenly; one token visits the stages in turn).
+        dp: data-parallel replicas (more requests at once, not a faster request).
+        batch: sequences decoded together on one replica.
+        context: tokens per sequence (prompt + output); the KV cache is sized for all of them.
+        weight_bytes: bytes per weight (2 BF16, 1 FP8/INT8, 0.5 INT4).
+        kv_bytes: bytes per KV-cache element (2 BF16, 1 FP8).
+        memory_utilization: share of each device's capacity the engine may use (0.9 = vLLM's
+            default); the rest is the stated reserve for the CUDA context, activations and fragmentation.
+        precision: catalog precision of the dense peak (default: FP8 for 1-byte weights, else BF16).
+        prefill_mfu: share of the dense peak prefill reaches, a fraction in (0, 1].
+        link_bandwidth: one-way device-to-device bandwidth, bytes/s (default: the catalog's NVLink,
+            else its PCIe host link).
+        allreduce_latency_s: fixed cost per all-reduce and per stage-to-stage send, seconds
+            (see ``ALLREDUCE_LATENCY_S``).
+        ep: expert-parallel degree, 1 for dense models; must divide the experts per layer.
+        microbatches: micro-batches in flight on the pipeline, 1 to ``batch`` (default: ``pp``, or
+            ``batch`` when it is smaller).
+        alltoall_latency_s: fixed cost per all-to-all, seconds (default: ``allreduce_latency_s``, an
+            assumption: the catalog has no all-to-all figure).
+
+    Returns:
+        a :class:`ServeEstimate`; ``prefill_s`` is None when the device has no published peak.
+    """
+    if not isinstance(model, Model):
+        raise ValueError(f"model must be an xpucalc.llm.Model (see xpucalc.llm.models.get), got {type(model).__name__}")
+    t = _check_tp(model, tp)
+    p = positive_int(pp, "pp")
+    if p > model.num_layers:
+        raise ValueError(f"pp={p} exceeds the {model.num_layers} layers of {model.name}")
+    e = _check_ep(model, ep)
+    d = positive_int(dp, "dp")
+    b = positive_int(batch, "batch")
+    mb = _check_microbatches(microbatches, p, b)
+    c = positive_int(context, "context")
+    wb = positive(weight_bytes, "weight_bytes")
+    kb = positive(kv_bytes, "kv_bytes")
+    util = fraction(memory_utilization, "memory_utilization")
+    mfu = fraction(prefill_mfu, "prefill_mfu")
+    hw = resolve(device, precision, wb)
+    link = positive(link_bandwidth, "link_bandwidth") if link_bandwidth is not None else hw.link_bandwidth
+    lat = non_negative(allreduce_latency_s, "allreduce_latency_s")
+    lat_a2a = lat if alltoall_latency_s is None else non_negative(alltoall_latency_s, "alltoall_latency_s")
+    shard = t * p
+    act = model.hidden_size * ACTIVATION_BYTES          # one token's activation, bytes
+    k = model.experts_per_token if model.is_moe else 0
+    expert_flops = 2.0 * k * model.expert_params * model.num_layers   # per token, in the routed experts
+    notes: list[str] = []
+
+    def expert_read(tokens: int) -> float:
+        """Expert weight bytes one device reads in a step over ``tokens`` tokens (0 for dense)."""
+        if not model.is_moe:
+            return 0.0
+        return model.expected_experts_touched(tokens) * model.expert_params * model.num_layers * wb / (e * shard)
+
+    def collectives(tokens_here: int, layers: float) -> tuple[float, float]:
+        """TP all-reduces and EP all-to-alls over ``layers`` layers for ``tokens_here`` tokens on one group."""
+        ar = layers * 2 * allreduce_s(tokens_here * act, t, link, lat)
+        a2a = layers * 2 * alltoall_s(tokens_here * k * (e - 1) / e * act / t, e, link, lat_a2a) if e > 1 else 0.0
+        return ar, a2a
+
+    # memory of the busiest device: shared weights / (tp x pp), experts / (ep x tp x pp), KV of its group's sequences
+    usable = hw.memory * util
+    w_dev = (model.n_shared_params * wb + model.n_expert_params * wb / e) / shard
+    kv_seq_dev = c * model.kv_bytes_per_token(kb) / shard
+    kv_dev = math.ceil(b / e) * kv_seq_dev
+    fits = w_dev + kv_dev <= usable
+    max_batch = e * max(0, math.floor((usable - w_dev) / kv_seq_dev + 1e-9))
+
+    # one stage, one micro-batch of n sequences (n / ep of them on each expert-parallel group)
+    n = math.ceil(b / mb)
+    here = math.ceil(n / e)
+    read = model.n_shared_params * wb / shard + expert_read(n) + here * kv_seq_dev
+    mem_t = read / hw.bandwidth
+    flops = (here * (model.decode_flops_per_token(c) - expert_flops) + n * expert_flops / e) / shard
+    comp_t = flops / hw.peak_flops if hw.peak_flops else 0.0
+    ar, a2a = collectives(here, model.num_layers / p)
+    stage = max(mem_t, comp_t) + ar + a2a
+    hop = (lat + here * act / link) if p > 1 else 0.0
+    step = max(mb * stage, p * stage + (p - 1) * hop)
+    bound = "compute" if comp_t > mem_t else "memory"
+    if hw.peak_flops is None:
+        notes.append("no published dense peak: decode is taken as bandwidth-bound and prefill is not computed")
+    if model.is_moe:
+        notes.append(f"MoE: a step over {n} token(s) touches {model.expected_experts_touched(n):.2f} of "
+                     f"{model.num_experts} experts per layer (uniform routing)")
+    if p > 1:
+        notes.append(f"PP: {mb} micro-batch(es) of up to {n} sequence(s) in flight; a token crosses the {p} "
+                     "stages in turn")
+
+    # prefill of one prompt of `context` tokens on one expert-parallel group
+    prefill = None
+    pre_ar, pre_a2a = collectives(c, model.num_layers)
+    if hw.peak_flops is not None:
+        pre_flops = (c * (model.flops_per_token(c) - expert_flops) + c * expert_flops / e) / shard
+        pre_read = model.n_shared_params * wb / shard + expert_read(c)
+        stage_t = max(pre_flops / (hw.peak_flops * mfu), pre_read / hw.bandwidth)
+        prefill = p * stage_t + pre_ar + pre_a2a + (p - 1) * (lat + c * act / link)
+    if not fits:
+        notes.append("does not fit: the speeds are what the layout would reach if it fitted")
+    return ServeEstimate(
+        model=model, hardware=hw, tp=t, pp=p, ep=e, dp=d, batch=b, microbatches=mb, microbatch=n, context=c,
+        weight_bytes=wb, kv_bytes=kb, usable_memory=usable, reserve=hw.memory - usable, weights_per_device=w_dev,
+        kv_per_device=kv_dev, fits=fits, max_batch=max_batch, stage_s=stage, decode_step_s=step,
+        decode_allreduce_s=p * ar, decode_alltoall_s=p * a2a, decode_comm_s=p * (ar + a2a),
+        decode_hop_s=(p - 1) * hop, decode_bound=bound, decode_tokens_per_s_per_request=1.0 / step,
+        decode_tokens_per_s_total=d * b / step, prefill_s=prefill, prefill_comm_s=pre_ar + pre_a2a,
+        notes=tuple(notes))
+
+
+def layouts(model: Model, device: str | Device | Hardware, n_devices: int, *, gpus_per_node: int = 8, batch: int = 1,
+            context: int = 4096, weight_bytes: float = 2.0, kv_bytes: float = 2.0, ep: int = 1,
+            **kwargs) -> list[ServeEstimate]:
+    """Every TP x PP x DP layout of exactly ``n_devices`` devices that fits, fastest single request first.
+
+    TP stays inside one node (``tp <= gpus_per_node``) and divides the head counts; with ``ep > 1``
+    each replica has ``tp x pp x ep`` devices, so ``ep`` must divide ``n_devices``.
+    """
+    n = positive_int(n_devices, "n_devices")
+    g = positive_int(gpus_per_node, "gpus_per_node")
+    e = _check_ep(model, ep)
+    if n % e:
+        raise ValueError(f"ep={e} must divide n_devices={n} (a replica has tp x pp x ep devices)")
+    out = []
+    for t in model.valid_tp():
+        if t > g or (n // e) % t:
+            continue
+        for p in range(1, n // (t * e) + 1):
+            if (n // (t * e)) % p or p > model.num_layers:
+                continue
+            r = serve(model, device, tp=t, pp=p, ep=e, dp=n // (t * p * e), batch=batch, context=context,
+                      weight_bytes=weight_bytes, kv_bytes=kv_bytes, **kwargs)
+            if r.fits:
+                out.append(r)
+    out.sort(key=lambda r: (-r.decode_tokens_per_s_per_request, r.tp * r.pp))
+    return out
+
+
+__all__ = ["ALLREDUCE_LATENCY_S", "GPU_MEMORY_UTILIZATION", "Hardware", "ServeEstimate", "allreduce_latency_figure",
+           "allreduce_s", "alltoall_s", "layouts", "serve"]
