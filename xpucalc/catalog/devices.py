@@ -1,8 +1,9 @@
 """The spec catalog: documented device figures, each with its conditions, source, date and evidence.
 
-The data live in ``xpucalc/catalog/data/devices.json``; this module only reads them.
-Every figure is a dict with ``value`` (SI units, or None when not published),
-``unit``, ``as_published``, ``conditions``, ``source``, ``checked`` and ``evidence``.
+The data live in ``xpucalc/catalog/data/devices.json``; this module only reads them. Every
+figure comes out as a :class:`~xpucalc.catalog.figure.Figure` (value in SI units, or None when
+not published, with unit, text as published, conditions, source, date checked and evidence),
+every device as a :class:`DeviceSpec`.
 
 Three conventions of the catalog (schema 2):
 
@@ -18,59 +19,89 @@ Three conventions of the catalog (schema 2):
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from .store import load_json
+from .figure import Figure, Source
+from .store import Catalog
 from ..core.device import Device
-from ..render.table import Table
-from ..units import fmt_bytes, fmt_si
+
+#: The device catalog: ``devices.json``, one entry per device key.
+CATALOG = Catalog("devices.json", "devices", "device")
 
 PRECISIONS = ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4")
 
-#: How a peak's ``sparse`` value is shown in tables.
-SPARSITY_KO = {True: "sparse (2:4)", False: "dense", None: "미표기 (dense/sparse 불명)"}
+#: The main figures of a device, beside its peaks and extras.
+FIELDS = ("memory", "bandwidth", "tdp")
+
+#: How a figure of unstated sparsity may be read on purpose (see :func:`peak`).
+SPARSITY_READINGS = ("dense", "sparse")
 
 
-def catalog() -> dict[str, Any]:
-    """The whole device catalog as loaded from ``devices.json`` (do not mutate)."""
-    return load_json("devices.json")
+@dataclass(frozen=True)
+class DeviceSpec:
+    """One device of the catalog: what it is, its main figures, its peaks and its extra figures.
+
+    Args:
+        key: the catalog key (``"h100-sxm"``).
+        name: the product name (``"NVIDIA H100 SXM"``).
+        vendor, kind, form_factor: who makes it, what it is (``"GPU"``, ``"NPU"``, ``"virtual"``), its package.
+        scope: what its figures count (``"board"``, ``"chip"``, ...).
+        notes_ko: a short note for readers, in Korean.
+        memory, bandwidth, tdp: capacity (bytes), memory bandwidth (bytes/s), power (W); None when the
+            catalog has no such figure.
+        peaks: every peak rate (each precision, dense and sparse).
+        extra: further documented figures (NVLink bandwidth, SM count, conflicting revisions, ...).
+    """
+
+    key: str
+    name: str
+    vendor: str
+    kind: str
+    form_factor: str
+    scope: str
+    notes_ko: str
+    memory: Figure | None
+    bandwidth: Figure | None
+    tdp: Figure | None
+    peaks: tuple[Figure, ...]
+    extra: tuple[Figure, ...]
+
+    @classmethod
+    def from_dict(cls, key: str, d: dict[str, Any]) -> DeviceSpec:
+        """The device ``key`` from its JSON object in ``devices.json``."""
+        main = {f: Figure.from_dict(d[f]) if d.get(f) else None for f in FIELDS}
+        return cls(key, d["name"], d["vendor"], d["kind"], d["form_factor"], d["scope"], d["notes_ko"],
+                   main["memory"], main["bandwidth"], main["tdp"],
+                   tuple(Figure.from_dict(p) for p in d["peaks"]), tuple(Figure.from_dict(f) for f in d.get("extra", [])))
 
 
 def keys() -> list[str]:
     """The catalog's device keys, in catalog order."""
-    return list(catalog()["devices"])
+    return CATALOG.keys()
 
 
-def entry(key: str) -> dict[str, Any]:
-    """The raw catalog entry of ``key``; raises KeyError naming the known keys."""
-    devices = catalog()["devices"]
-    if key not in devices:
-        raise KeyError(f"unknown device key {key!r}; known keys: {', '.join(devices)}")
-    return devices[key]
+def entry(key: str) -> DeviceSpec:
+    """The device ``key``; raises KeyError naming the known keys."""
+    return DeviceSpec.from_dict(key, CATALOG.entry(key))
 
 
-def source(source_id: str) -> dict[str, str]:
+def source(source_id: str) -> Source:
     """Title, URL and date checked of a source id used by a figure."""
-    sources = catalog()["sources"]
-    if source_id not in sources:
-        raise KeyError(f"unknown source id {source_id!r}")
-    return sources[source_id]
+    return CATALOG.source(source_id)
 
 
-def peaks(key: str) -> list[dict[str, Any]]:
+def peaks(key: str) -> list[Figure]:
     """All peak-rate figures of ``key`` (every precision, dense and sparse)."""
-    return list(entry(key)["peaks"])
+    return list(entry(key).peaks)
 
 
-SPARSITY_READINGS = ("dense", "sparse")
-
-
-def _sparsity_label(p: dict[str, Any]) -> str:
-    return "sparse" if p["sparse"] is True else "dense" if p["sparse"] is False else "sparsity not stated"
+def _sparsity_label(p: Figure) -> str:
+    return "sparse" if p.sparse is True else "dense" if p.sparse is False else "sparsity not stated"
 
 
 def peak(key: str, precision: str = "bf16", sparse: bool | None = False,
-         unstated_sparsity: str | None = None) -> dict[str, Any]:
+         unstated_sparsity: str | None = None) -> Figure:
     """The peak figure of ``key`` for ``precision`` and sparsity.
 
     Args:
@@ -100,16 +131,16 @@ def peak(key: str, precision: str = "bf16", sparse: bool | None = False,
     if unstated_sparsity is not None and unstated_sparsity not in SPARSITY_READINGS:
         raise ValueError(f"unstated_sparsity must be 'dense', 'sparse' or None, got {unstated_sparsity!r}")
     all_peaks = peaks(key)
-    same_prec = [p for p in all_peaks if p["precision"] == precision]
-    match = [p for p in same_prec if p["sparse"] is sparse]
-    unstated = [p for p in same_prec if p["sparse"] is None]
+    same_prec = [p for p in all_peaks if p.precision == precision]
+    match = [p for p in same_prec if p.sparse is sparse]
+    unstated = [p for p in same_prec if p.sparse is None]
     if not match and sparse is not None and unstated:
         wanted = "sparse" if sparse else "dense"
         if unstated_sparsity == wanted:
             match = unstated
         else:
             f = unstated[0]
-            shown = f.get("as_published") or f"{f['value']:g} {f['unit']}"
+            shown = f.as_published or f"{f.value:g} {f.unit}"
             raise ValueError(
                 f"{key}: the {precision} peak ({shown}) does not say whether it is dense or sparse (sparse: null in "
                 f"the catalog), so it cannot be used as a {wanted} figure silently. Pass unstated_sparsity="
@@ -120,32 +151,32 @@ def peak(key: str, precision: str = "bf16", sparse: bool | None = False,
             raise ValueError(
                 f"{key}: the catalog has only a sparse {precision} peak; a sparse figure cannot stand in for a "
                 "dense one. Ask with sparse=True and convert explicitly with xpucalc.units.sparse_to_dense().")
-        have = sorted({f"{p['precision']} {_sparsity_label(p)}" for p in all_peaks})
+        have = sorted({f"{p.precision} {_sparsity_label(p)}" for p in all_peaks})
         want = "sparse" if sparse else "dense" if sparse is False else "unstated-sparsity"
         raise ValueError(f"{key}: no {want} {precision} peak in the catalog; available: {', '.join(have) or 'none'}")
-    match = sorted(match, key=lambda p: 0 if p.get("accumulate") in ("fp32", "int32", None) else 1)
+    match = sorted(match, key=lambda p: 0 if p.accumulate in ("fp32", "int32", None) else 1)
     return match[0]
 
 
-def figure(key: str, field: str) -> dict[str, Any] | None:
+def figure(key: str, field: str) -> Figure | None:
     """The ``memory``, ``bandwidth`` or ``tdp`` figure of ``key`` (None if the catalog has none)."""
-    if field not in ("memory", "bandwidth", "tdp"):
+    if field not in FIELDS:
         raise ValueError(f"field must be 'memory', 'bandwidth' or 'tdp', got {field!r}")
-    return entry(key).get(field)
+    return getattr(entry(key), field)
 
 
-def runtime_memory(key: str) -> dict[str, Any] | None:
+def runtime_memory(key: str) -> Figure | None:
     """What a runtime (nvidia-smi, PyTorch) reports as total memory of ``key``, with its source; None if not sourced.
 
-    The dict has ``value`` (bytes), ``as_reported`` (e.g. ``"81,559 MiB"``), ``source``,
-    ``checked``, ``evidence`` and ``conditions``. It is smaller than the catalog capacity
-    because drivers keep part of the memory; plan capacity with the smaller number.
+    The figure's ``value`` is in bytes and ``as_published`` is the text the runtime printed
+    (e.g. ``"81,559 MiB"``). It is smaller than the catalog capacity because drivers keep
+    part of the memory; plan capacity with the smaller number.
     """
-    mem = entry(key).get("memory") or {}
-    return mem.get("runtime_reported")
+    mem = entry(key).memory
+    return mem.runtime_reported if mem else None
 
 
-def conflicts(key: str, field: str) -> list[dict[str, Any]]:
+def conflicts(key: str, field: str) -> list[Figure]:
     """The documented figures that disagree with one figure of ``key``.
 
     Args:
@@ -163,18 +194,18 @@ def conflicts(key: str, field: str) -> list[dict[str, Any]]:
         ValueError: ``field`` is neither a main field nor an extra label of ``key``.
     """
     e = entry(key)
-    labels = {f.get("label") for f in e.get("extra", [])}
-    if field not in ("memory", "bandwidth", "tdp") and field not in labels:
+    if field not in FIELDS and field not in {f.label for f in e.extra}:
         raise ValueError(f"field must be 'memory', 'bandwidth', 'tdp' or an extra label of {key}, got {field!r}")
-    return [f for f in e.get("extra", []) if f.get("conflicts_with") == field]
+    return [f for f in e.extra if f.conflicts_with == field]
 
 
-def extra(key: str, label: str) -> dict[str, Any]:
+def extra(key: str, label: str) -> Figure:
     """An extra documented figure of ``key`` by its label (NVLink bandwidth, pod total, ...)."""
-    for f in entry(key).get("extra", []):
-        if f.get("label") == label:
+    e = entry(key)
+    for f in e.extra:
+        if f.label == label:
             return f
-    raise KeyError(f"{key}: no extra figure labelled {label!r}; have: {[f.get('label') for f in entry(key).get('extra', [])]}")
+    raise KeyError(f"{key}: no extra figure labelled {label!r}; have: {[f.label for f in e.extra]}")
 
 
 def get(key: str, precision: str = "bf16", sparse: bool = False, bandwidth: float | None = None,
@@ -199,67 +230,16 @@ def get(key: str, precision: str = "bf16", sparse: bool = False, bandwidth: floa
         raise ValueError(f"sparse must be True or False for get(), got {sparse!r}; a figure of unstated sparsity "
                          "needs unstated_sparsity='dense' or 'sparse'")
     p = peak(key, precision, sparse, unstated_sparsity=unstated_sparsity)
-    if p["value"] is None:
-        raise ValueError(f"{key}: the {precision} peak is {p['evidence']} (no value); pick another precision")
+    if p.value is None:
+        raise ValueError(f"{key}: the {precision} peak is {p.evidence} (no value); pick another precision")
     bw = bandwidth
     if bw is None:
-        f = e.get("bandwidth")
-        if f is None or f.get("value") is None:
-            label = f["evidence"] if f else "missing"
+        f = e.bandwidth
+        if f is None or f.value is None:
+            label = f.evidence if f else "missing"
             raise ValueError(f"{key}: memory bandwidth is {label} in the catalog; pass bandwidth= (bytes/s) "
                              "with a value you can source")
-        bw = f["value"]
-    mem = e.get("memory")
-    return Device(e["name"], p["value"], bw, mem["value"] if mem and mem.get("value") else None,
-                  precision, bool(sparse), key, sparsity_assumed=p["sparse"] is None)
-
-
-def _fmt_figure(f: dict[str, Any] | None) -> str:
-    if not f:
-        return "—"
-    if f.get("value") is None:
-        return f["evidence"]
-    unit = f["unit"]
-    if unit == "B":
-        return fmt_bytes(f["value"], binary=bool(f.get("binary")), digits=3)
-    if unit in ("B/s", "FLOP/s", "OP/s", "W"):
-        # FLOP/s keeps the course's one spelling (TFLOP/s); integer rates read as vendors print them (TOPS)
-        return fmt_si(f["value"], unit if unit == "FLOP/s" else unit.replace("OP/s", "OPS"), digits=3)
-    return f"{f['value']:g} {unit}"
-
-
-def describe(f: dict[str, Any] | None) -> str:
-    """One-line display of a figure: value, as published, evidence (e.g. ``"3.35 TB/s (3.35TB/s, 문서 확인)"``)."""
-    if not f:
-        return "—"
-    if f.get("value") is None:
-        return f"{f['evidence']}"
-    pub = f.get("as_published")
-    return f"{_fmt_figure(f)}" + (f" (표기: {pub}; {f['evidence']})" if pub else f" ({f['evidence']})")
-
-
-def spec_table(device_keys: list[str], precisions: tuple[str, ...] = ("bf16",), caption: str = "") -> Table:
-    """Render catalog figures of ``device_keys`` as a table: one row per peak figure.
-
-    Each row shows precision, dense/sparse, accumulate type, scope, the value as
-    published, memory, bandwidth, evidence, source and date. Nothing is retyped.
-    """
-    t = Table(["장치", "정밀도", "dense/sparse", "누산", "범위", "피크", "메모리", "대역폭", "근거", "출처 (확인일)"],
-              caption=caption)
-    for key in device_keys:
-        e = entry(key)
-        rows = [p for p in e["peaks"] if p["precision"] in precisions]
-        if not rows:
-            rows = [None]
-        for p in rows:
-            if p is None:
-                t.add(e["name"], "—", "—", "—", e.get("scope", "—"), "—", describe(e.get("memory")),
-                      describe(e.get("bandwidth")), "—", "—")
-                continue
-            src = source(p["source"]) if p.get("source") in catalog()["sources"] else {"title": p.get("source", "—")}
-            t.add(e["name"], p["precision"].upper(), SPARSITY_KO[p["sparse"]],
-                  (p.get("accumulate") or "—").upper(), p.get("scope", "—"),
-                  _fmt_figure(p),
-                  describe(e.get("memory")), describe(e.get("bandwidth")), p["evidence"],
-                  f"{src.get('title', '—')} ({p.get('checked', '—')})")
-    return t
+        bw = f.value
+    mem = e.memory
+    return Device(e.name, p.value, bw, mem.value if mem and mem.value else None,
+                  precision, bool(sparse), key, sparsity_assumed=p.sparse is None)

@@ -9,42 +9,99 @@ separately, because spec sheets mix the two.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
-from .store import load_json
+from .figure import Source
+from .store import Catalog
 from .._check import fraction, positive, positive_int
-from ..render.table import Table
-from ..units import fmt_si
 
 #: The lane widths a PCIe slot or device can have.
 PCIE_WIDTHS = (1, 2, 4, 8, 16)
 
+#: The PCIe generations of ``interconnects.json``, keyed by generation number.
+PCIE = Catalog("interconnects.json", "pcie", "PCIe generation", key_field="gen")
 
-def _data() -> dict[str, Any]:
-    return load_json("interconnects.json")
+#: The other links of ``interconnects.json`` (NVLink, NVSwitch, NVL72, InfiniBand, Ethernet).
+LINKS = Catalog("interconnects.json", "links", "link")
 
 
-def source(source_id: str) -> dict[str, Any]:
+@dataclass(frozen=True)
+class PcieGeneration:
+    """One PCIe generation as stored: its signalling rate and line encoding, from which every bandwidth is computed.
+
+    Args:
+        gen: the generation (3, 4, 5, 6).
+        gt_per_s: transfer rate per lane, gigatransfers per second.
+        encoding: the line encoding (``"128b/130b"``, ``"FLIT 242B/256B"``).
+        lane_bytes_per_s_one_way: the per-lane one-way bandwidth as stored, bytes/s (computed), or None.
+        nominal_lane_GBps: the rounded per-lane one-way figure people quote, GB/s (1, 2, 4, 8).
+        source, checked, evidence: provenance (source id, date checked, evidence label).
+    """
+
+    gen: int
+    gt_per_s: float
+    encoding: str
+    lane_bytes_per_s_one_way: float | None
+    nominal_lane_GBps: float
+    source: str
+    checked: str
+    evidence: str
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> PcieGeneration:
+        """The generation of one JSON object of ``interconnects.json``."""
+        return cls(d["gen"], d["gt_per_s"], d["encoding"], d.get("lane_bytes_per_s_one_way"), d["nominal_lane_GBps"],
+                   d["source"], d["checked"], d["evidence"])
+
+
+@dataclass(frozen=True)
+class Link:
+    """One non-PCIe link as stored, with its one-way and both-ways bandwidths side by side.
+
+    Args:
+        key: the link's key (``"nvlink4"``, ``"infiniband-ndr"``).
+        name: the name shown to readers.
+        bandwidth_one_way: bytes/s in one direction, or None for a topology (NVSwitch).
+        bandwidth_both_ways: bytes/s of the two directions added, or None.
+        as_published: the figure as the source prints it, or None.
+        scope: what the figure counts (``"per GPU"``, ``"per port"``), or None.
+        notes_ko: a note for readers, in Korean, or None.
+        source, checked, evidence: provenance (source id, date checked, evidence label).
+    """
+
+    key: str
+    name: str
+    bandwidth_one_way: float | None
+    bandwidth_both_ways: float | None
+    as_published: str | None
+    scope: str | None
+    notes_ko: str | None
+    source: str
+    checked: str
+    evidence: str
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Link:
+        """The link of one JSON object of ``interconnects.json``."""
+        return cls(d["key"], d["name"], d.get("bandwidth_one_way"), d.get("bandwidth_both_ways"), d.get("as_published"),
+                   d.get("scope"), d.get("notes_ko"), d["source"], d["checked"], d["evidence"])
+
+
+def source(source_id: str) -> Source:
     """Title, URL and date checked of a source id used in ``interconnects.json``."""
-    sources = _data()["sources"]
-    if source_id not in sources:
-        raise KeyError(f"unknown source id {source_id!r}; known: {', '.join(sources)}")
-    return sources[source_id]
+    return LINKS.source(source_id)
 
 
 # --- PCIe ----------------------------------------------------------------------
 def pcie_generations() -> list[int]:
     """The PCIe generations in the catalog, oldest first."""
-    return [r["gen"] for r in _data()["pcie"]]
+    return PCIE.keys()
 
 
-def pcie_row(gen: int) -> dict[str, Any]:
+def pcie_row(gen: int) -> PcieGeneration:
     """The catalog row of PCIe generation ``gen`` (3, 4, 5, 6)."""
-    g = positive_int(gen, "gen")
-    for r in _data()["pcie"]:
-        if r["gen"] == g:
-            return r
-    raise KeyError(f"PCIe generation {gen!r} is not in the catalog; known: {pcie_generations()}")
+    return PcieGeneration.from_dict(PCIE.entry(positive_int(gen, "gen")))
 
 
 def encoding_efficiency(encoding: str) -> float:
@@ -66,7 +123,7 @@ def pcie_lane_bandwidth(gen: int) -> float:
     ``GT/s x 1e9 x encoding efficiency / 8``: Gen5 is 32e9 x 128/130 / 8 = 3.94e9 B/s.
     """
     r = pcie_row(gen)
-    return float(r["gt_per_s"]) * 1e9 * encoding_efficiency(r["encoding"]) / 8.0
+    return float(r.gt_per_s) * 1e9 * encoding_efficiency(r.encoding) / 8.0
 
 
 def pcie_bandwidth(gen: int, lanes: int = 16, both_ways: bool = False) -> float:
@@ -89,7 +146,7 @@ def pcie_bandwidth(gen: int, lanes: int = 16, both_ways: bool = False) -> float:
 def pcie_nominal(gen: int, lanes: int = 16, both_ways: bool = False) -> float:
     """The rounded figure people quote (1/2/4/8 GB/s per lane one way) scaled to ``lanes``, bytes/s."""
     n = positive_int(lanes, "lanes")
-    return float(pcie_row(gen)["nominal_lane_GBps"]) * 1e9 * n * (2 if both_ways else 1)
+    return float(pcie_row(gen).nominal_lane_GBps) * 1e9 * n * (2 if both_ways else 1)
 
 
 def effective_range(bandwidth: float, low: float = 0.70, high: float = 0.85) -> tuple[float, float]:
@@ -118,68 +175,20 @@ def lanes_needed(widths: list[int] | tuple[int, ...]) -> int:
     return total
 
 
-def pcie_table(caption: str = "") -> Table:
-    """PCIe generations: GT/s, encoding, per lane and x16, one way and both ways, exact beside nominal."""
-    t = Table(["세대", "전송률 (GT/s, 레인당)", "인코딩", "레인당 한 방향 (계산)", "x16 한 방향 (계산)",
-               "x16 양방향 합 (계산)", "흔히 쓰는 반올림값 (레인당 / x16 한 방향 / x16 양방향)", "근거"],
-              caption=caption)
-    for g in pcie_generations():
-        r = pcie_row(g)
-        t.add(f"Gen{g}", f"{r['gt_per_s']:g}", r["encoding"], fmt_si(pcie_lane_bandwidth(g), "B/s", 3),
-              fmt_si(pcie_bandwidth(g, 16), "B/s", 3), fmt_si(pcie_bandwidth(g, 16, both_ways=True), "B/s", 3),
-              " / ".join(fmt_si(pcie_nominal(g, n, b), "B/s", 0) for n, b in ((1, False), (16, False), (16, True))),
-              r["evidence"])
-    return t
-
-
 # --- other links ---------------------------------------------------------------
-def links() -> list[dict[str, Any]]:
+def links() -> list[Link]:
     """The non-PCIe links of the catalog (NVLink, NVSwitch, NVL72, InfiniBand, Ethernet)."""
-    return list(_data()["links"])
+    return [Link.from_dict(d) for d in LINKS.entries()]
 
 
-def link(key: str) -> dict[str, Any]:
-    """The catalog row of link ``key`` (``"nvlink4"``, ``"infiniband-ndr"``, ...)."""
-    for r in links():
-        if r["key"] == key:
-            return r
-    raise KeyError(f"unknown link key {key!r}; known: {', '.join(r['key'] for r in links())}")
+def link(key: str) -> Link:
+    """The catalog row of link ``key`` (``"nvlink4"``, ``"infiniband-ndr"``, ...); KeyError naming the known keys."""
+    return Link.from_dict(LINKS.entry(key))
 
 
 def one_way(key: str) -> float:
     """One-way bandwidth of link ``key``, bytes/s; ValueError if the row has none (NVSwitch)."""
     r = link(key)
-    if r.get("bandwidth_one_way") is None:
-        raise ValueError(f"link {key!r} has no bandwidth figure ({r['name']} is a topology, not a rate)")
-    return float(r["bandwidth_one_way"])
-
-
-def link_table(caption: str = "", include_pcie: tuple[int, ...] = (5, 4)) -> Table:
-    """All links with one-way and both-ways bandwidth side by side; PCIe x16 rows computed."""
-    t = Table(["연결", "범위", "한 방향", "양방향 합", "원자료·사양 표기", "비고", "근거", "출처 (확인일)"],
-              caption=caption)
-    pcie_rows = []
-    for g in include_pcie:
-        r = pcie_row(g)
-        pcie_rows.append([f"PCIe Gen{g} x16", "링크당 (CPU↔장치, NVLink 없는 GPU↔GPU)",
-                          fmt_si(pcie_bandwidth(g, 16), "B/s", 3), fmt_si(pcie_bandwidth(g, 16, True), "B/s", 3),
-                          f"{pcie_nominal(g, 16) / 1e9:g} GB/s (한 방향, 반올림)",
-                          f"{r['gt_per_s']:g} GT/s × 16레인, {r['encoding']} 인코딩에서 계산",
-                          r["evidence"], f"{source(r['source'])['title']} ({r['checked']})"])
-    order = ["nvlink5", "nvlink4", "nvswitch", "nvl72"]
-    first = [link(k) for k in order if any(r["key"] == k for r in links())]
-    rest = [r for r in links() if r["key"] not in order]
-
-    def add_link(r: dict[str, Any]) -> None:
-        ow, bw = r.get("bandwidth_one_way"), r.get("bandwidth_both_ways")
-        t.add(r["name"], r.get("scope", "—"), fmt_si(ow, "B/s", 3) if ow else "— (연결 구조)",
-              fmt_si(bw, "B/s", 3) if bw else "—", r.get("as_published") or "—", r.get("notes_ko", ""),
-              r["evidence"], f"{source(r['source'])['title']} ({r['checked']})")
-
-    for r in first:
-        add_link(r)
-    for row_ in pcie_rows:
-        t.add(*row_)
-    for r in rest:
-        add_link(r)
-    return t
+    if r.bandwidth_one_way is None:
+        raise ValueError(f"link {key!r} has no bandwidth figure ({r.name} is a topology, not a rate)")
+    return float(r.bandwidth_one_way)

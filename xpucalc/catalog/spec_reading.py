@@ -2,7 +2,7 @@
 
 Every function takes catalog keys or SI values (FLOP/s, OP/s, bytes, bytes/s) and
 returns SI values. Nothing here invents a figure: catalog values come from
-``xpucalc.devices``, and every conversion is an explicit, named step.
+``xpucalc.devices`` as typed figures, and every conversion is an explicit, named step.
 """
 from __future__ import annotations
 
@@ -55,9 +55,9 @@ def peak_ratio(key: str, numerator: str, denominator: str, sparse: bool = False)
     num = devices.peak(key, numerator, sparse)
     den = devices.peak(key, denominator, sparse)
     for name, f in (("numerator", num), ("denominator", den)):
-        if f["value"] is None:
-            raise ValueError(f"{key}: the {name} peak is {f['evidence']}; no ratio can be formed")
-    return num["value"] / den["value"]
+        if f.value is None:
+            raise ValueError(f"{key}: the {name} peak is {f.evidence}; no ratio can be formed")
+    return num.value / den.value
 
 
 def platform_parts(key: str, part_labels: list[str], platform_precision: str = "int8") -> tuple[float, float]:
@@ -74,13 +74,13 @@ def platform_parts(key: str, part_labels: list[str], platform_precision: str = "
     """
     if not part_labels:
         raise ValueError("part_labels must name at least one extra figure")
-    peaks = [p for p in devices.peaks(key) if p["precision"] == platform_precision]
-    platform = [p for p in peaks if p.get("scope") == "platform"]
-    own = [p for p in peaks if p.get("scope") != "platform"]
+    peaks = [p for p in devices.peaks(key) if p.precision == platform_precision]
+    platform = [p for p in peaks if p.scope == "platform"]
+    own = [p for p in peaks if p.scope != "platform"]
     if not platform or not own:
         raise ValueError(f"{key}: needs one platform-scope and one own {platform_precision} peak in the catalog")
-    total = own[0]["value"] + sum(devices.extra(key, label)["value"] for label in part_labels)
-    return total, platform[0]["value"]
+    total = own[0].value + sum(devices.extra(key, label).value for label in part_labels)
+    return total, platform[0].value
 
 
 def per_chip_from_pod(pod_total: float, chips: int) -> float:

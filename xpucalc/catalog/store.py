@@ -7,6 +7,8 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
+from .figure import Source
+
 #: The folder of the data files, as an importlib resource (works from a wheel and a zip too).
 DATA = resources.files("xpucalc.catalog").joinpath("data")
 
@@ -29,40 +31,46 @@ class Catalog:
     Args:
         file: the data file's name in ``xpucalc/catalog/data/`` (``"devices.json"``).
         section: the field holding the entries; either a mapping key -> entry or a list of
-            entries that each carry a ``"key"`` field.
+            entries that each carry the field ``key_field``.
         noun: what an entry is, for error messages (``"device"``, ``"model"``).
+        key_field: the field naming a listed entry (``"key"``; ``"gen"`` for PCIe generations).
     """
 
     file: str
     section: str
     noun: str
+    key_field: str = "key"
 
     def data(self) -> dict[str, Any]:
         """The whole parsed file (cached; do not mutate)."""
         return load_json(self.file)
 
-    def _entries(self) -> dict[str, dict[str, Any]]:
+    def _entries(self) -> dict[Any, dict[str, Any]]:
         raw = self.data()[self.section]
-        return raw if isinstance(raw, dict) else {e["key"]: e for e in raw}
+        return raw if isinstance(raw, dict) else {e[self.key_field]: e for e in raw}
 
-    def keys(self) -> list[str]:
+    def keys(self) -> list[Any]:
         """The entries' keys, in file order."""
         return list(self._entries())
 
     def entries(self) -> list[dict[str, Any]]:
-        """Every entry, in file order (do not mutate)."""
+        """Every entry as stored, in file order (do not mutate)."""
         return list(self._entries().values())
 
-    def entry(self, key: str) -> dict[str, Any]:
-        """The raw entry of ``key``; raises KeyError naming the known keys."""
+    def entry(self, key: Any) -> dict[str, Any]:
+        """The stored entry of ``key``; raises KeyError naming the known keys."""
         entries = self._entries()
         if key not in entries:
-            raise KeyError(f"unknown {self.noun} key {key!r}; known keys: {', '.join(entries)}")
+            raise KeyError(f"unknown {self.noun} key {key!r}; known keys: {', '.join(map(str, entries))}")
         return entries[key]
 
-    def source(self, source_id: str) -> dict[str, Any]:
-        """Title, URL and date checked of a source id used by an entry of this file."""
+    def sources(self) -> dict[str, Source]:
+        """Every source of this file by id, in file order."""
+        return {sid: Source.from_dict(sid, s) for sid, s in self.data().get("sources", {}).items()}
+
+    def source(self, source_id: str) -> Source:
+        """The source ``source_id`` of this file (title, URL, date checked); raises KeyError naming the known ids."""
         sources = self.data().get("sources", {})
         if source_id not in sources:
             raise KeyError(f"unknown source id {source_id!r} in {self.file}; known: {', '.join(sources)}")
-        return sources[source_id]
+        return Source.from_dict(source_id, sources[source_id])

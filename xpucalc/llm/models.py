@@ -7,25 +7,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..catalog.store import load_json
+from ..catalog.store import Catalog
 from .model import Model
 
-
-def _catalog() -> dict[str, Any]:
-    return load_json("models.json")["models"]
+#: The model catalog: ``models.json``, one entry per model key.
+CATALOG = Catalog("models.json", "models", "model")
 
 
 def keys() -> list[str]:
     """Catalog keys, e.g. ``"llama-3-70b"``, in catalog order."""
-    return list(_catalog())
+    return CATALOG.keys()
 
 
 def entry(key: str) -> dict[str, Any]:
-    """The raw catalog entry (name, source, checked, evidence, config); KeyError lists the known keys."""
-    cat = _catalog()
-    if key not in cat:
-        raise KeyError(f"unknown model key {key!r}; known keys: {', '.join(cat)}")
-    return cat[key]
+    """The stored entry (name, source URL, cross_check, checked, evidence, config); KeyError lists the known keys."""
+    return CATALOG.entry(key)
 
 
 def config(key: str) -> dict[str, Any]:
@@ -39,4 +35,4 @@ def get(key: str) -> Model:
     return Model.from_hf_config(e["config"], name=e["name"], source=e["source"])
 
 
-__all__ = ["config", "entry", "get", "keys"]
+__all__ = ["CATALOG", "config", "entry", "get", "keys"]

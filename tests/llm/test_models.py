@@ -1,7 +1,9 @@
 """xpucalc.llm.Model and the model catalog: exact counts checked against transformers and by hand."""
+import re
+
 import pytest
 
-from xpucalc import llm
+from xpucalc import evidence, llm
 from xpucalc.llm import Model, models
 
 
@@ -53,7 +55,7 @@ def test_llama2_70b_count_and_implied_mfu_by_hand():
     r = llm.training.run("llama-2-70b")
     assert (r["device_hours"], r["tokens"], r["model"]) == (1_720_320, 2.0e12, "llama-2-70b")
     assert llm.training.run_mfu(r, attention=False) == pytest.approx(0.42837, abs=1e-5)
-    with pytest.raises(KeyError, match="unknown training run 'llama-2-7oB'.*llama-2-70b"):
+    with pytest.raises(KeyError, match="unknown training run key 'llama-2-7oB'.*llama-2-70b"):
         llm.training.run("llama-2-7oB")
 
 
@@ -100,14 +102,43 @@ def test_bad_configs_name_the_field(cfg, word):
         Model.from_hf_config(cfg)
 
 
-def test_catalog_entries_carry_source_and_date():
-    for k in models.keys():
-        e = models.entry(k)
-        assert e["source"].startswith("https://huggingface.co/") and e["checked"] and e["cross_check"]
+@pytest.mark.parametrize("key", models.keys())
+def test_every_catalog_model_is_complete(key):
+    e = models.entry(key)
+    missing = [k for k in ("name", "source", "cross_check", "checked", "evidence", "config") if not e.get(k)]
+    assert not missing, (
+        f"xpucalc/catalog/data/models.json의 {key}에 {missing}가 없습니다. 모델마다 이름, 설정의 출처(config.json 주소), "
+        f"교차 확인한 자료, 확인일, 근거 표시, 그리고 Hugging Face config의 구조 필드를 적습니다 "
+        f"(CONTRIBUTING.md §6. 카탈로그에 장치나 모델 추가하기 참고)")
+    assert e["source"].startswith("https://huggingface.co/"), key
+    assert re.match(r"^20\d\d-\d\d-\d\d$", str(e["checked"])), f"models.json의 {key}: checked는 YYYY-MM-DD 날짜입니다"
+    assert e["evidence"] in evidence.LABELS, f"models.json의 {key}: evidence {e['evidence']!r}는 어휘에 없습니다"
+    assert e["config"].get("model_type"), (
+        f"models.json의 {key}: config에 model_type이 없습니다. transformers가 구조를 만들 수 있게 config.json의 "
+        "model_type과 구조 필드를 그대로 옮기세요")
+
+
+def test_unknown_model_keys_are_named():
     with pytest.raises(KeyError, match="llama-3-8b"):
         models.get("llama-4")
+    assert models.CATALOG.keys() == models.keys()
 
 
 def test_valid_tp_divides_both_head_counts():
     assert models.get("llama-3-70b").valid_tp() == [1, 2, 4, 8]
     assert models.get("llama-2-7b").valid_tp() == [1, 2, 4, 8, 16, 32]
+
+
+def test_catalog_keys_and_errors():
+    assert llm.models.keys() == ["llama-3-8b", "llama-3-70b", "llama-3.1-405b", "llama-3.2-1b", "llama-2-7b",
+                                 "llama-2-70b", "mistral-7b", "mixtral-8x7b"]
+    with pytest.raises(KeyError, match=r"^\Wunknown model key 'llama-4'; known keys: llama-3-8b, llama-3-70b, "):
+        llm.models.entry("llama-4")
+    with pytest.raises(KeyError, match=r"^\Wunknown model key 'gpt-2'"):
+        llm.models.config("gpt-2")
+    m = llm.models.get("llama-2-7b")
+    e = llm.models.entry("llama-2-7b")
+    assert m.name == e["name"] and m.source == e["source"] and m.source.startswith("https://huggingface.co/")
+    c = llm.models.config("llama-2-7b")
+    c["hidden_size"] = 1                                   # a copy: the catalog is not changed
+    assert llm.models.config("llama-2-7b")["hidden_size"] == 4096
