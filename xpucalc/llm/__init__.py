@@ -6,7 +6,8 @@ The scalar back-of-the-envelope rules are split by idea and re-exported here, so
 - ``xpucalc.llm.compute``: 2N / 6N FLOP counts, the attention term, training time, MFU;
 - ``xpucalc.llm.footprint``: weights, KV cache, serving and fine-tuning memory, number formats, quantised sizes;
 - ``xpucalc.llm.rates``: decode and prefill bounds, their intensities, TTFT, latency and goodput;
-- ``xpucalc.llm.comm``: ring all-reduce volume and time, tensor-parallel activation traffic.
+- ``xpucalc.llm.comm``: every collective formula (all-reduce, FSDP, all-to-all, stage-to-stage sends),
+  volumes and times, with or without a per-message latency; tensor-parallel activation traffic.
 
 The model layer:
 
@@ -14,7 +15,10 @@ The model layer:
 - ``xpucalc.llm.models``: the catalog of well-known configs (``models.get("llama-3-70b")``);
 - ``xpucalc.llm.hardware``: ``Hardware``, one device's capacity, bandwidth, dense peak and links;
 - ``xpucalc.llm.serve``: ``serve``, a layout- and memory-aware serving estimate (the module is ``llm.serving``);
-- ``xpucalc.llm.training``: training time and implied MFU with the attention term.
+- ``xpucalc.llm.training``: training FLOPs and time of a ``Model`` with the attention term, implied MFU of
+  published runs;
+- ``xpucalc.llm.parallelism``: the ring schedule, the pipeline bubble and the parallelism decision flow;
+- ``xpucalc.llm.memo``: the workload memo (its inputs in ``xpucalc.llm.memo_inputs``).
 
 SI units throughout: bytes, FLOP, seconds, bytes/s, FLOP/s; parameter counts are plain counts.
 """
@@ -22,7 +26,8 @@ from __future__ import annotations
 
 from . import hardware, models, training
 from . import serving
-from .comm import allreduce_time_s, allreduce_traffic_bytes, tp_activation_bytes_per_forward
+from .comm import (allreduce_time_s, allreduce_traffic_bytes, alltoall_time_s, fsdp_traffic_bytes,
+                   tp_activation_bytes_per_forward)
 from .compute import (CHINCHILLA_TOKENS_PER_PARAM, attention_flops_per_token, attention_ratio, chinchilla_tokens,
                       forward_flops_per_token, inference_flops, mfu, mfu_from_device_hours, train_flops,
                       train_flops_per_token, train_time_s)
@@ -51,7 +56,8 @@ __all__ = [
     "decode_throughput", "decode_tokens_per_s_bound", "goodput", "prefill_intensity", "prefill_time_s",
     "request_latency_s", "ttft_s",
     # comm
-    "allreduce_time_s", "allreduce_traffic_bytes", "tp_activation_bytes_per_forward",
+    "allreduce_time_s", "allreduce_traffic_bytes", "alltoall_time_s", "fsdp_traffic_bytes",
+    "tp_activation_bytes_per_forward",
     # the model layer
     "Model", "ServeEstimate", "hardware", "layouts", "models", "serve", "serving", "training",
 ]

@@ -32,12 +32,13 @@ def inference_flops(n_params: float, tokens: float) -> float:
     return forward_flops_per_token(n_params) * positive(tokens, "tokens")
 
 
-def attention_flops_per_token(layers: int, d_model: float, seq_len: float, training: bool = True) -> float:
+def attention_flops_per_token(layers: int, d_model: float, seq_len: float, training: bool = False) -> float:
     """The attention-score term the 2N/6N rules leave out, FLOP per token.
 
     Forward: QK^T and AV each cost 2 * seq_len * d_model FLOP per layer per token,
     so 4 L d s; training triples it to 12 L d s. (Per sequence of length s the
-    forward term is 4 L d s^2, the cheat-sheet form.)
+    forward term is 4 L d s^2, the cheat-sheet form.) The default is the forward
+    pass, as in ``Model.attention_flops_per_token``; pass ``training=True`` for 12 L d s.
     """
     base = 4.0 * positive_int(layers, "layers") * positive(d_model, "d_model") * positive(seq_len, "seq_len")
     return 3.0 * base if training else base
@@ -49,7 +50,7 @@ def attention_ratio(n_params: float, layers: int, d_model: float, seq_len: float
     With N ~ 12 L d^2 this is about s / (6 d): the term is negligible when the
     sequence is much shorter than six times the model width (s << 6d).
     """
-    return attention_flops_per_token(layers, d_model, seq_len, True) / train_flops_per_token(n_params)
+    return attention_flops_per_token(layers, d_model, seq_len, training=True) / train_flops_per_token(n_params)
 
 
 def train_time_s(n_params: float, tokens: float, n_devices: int, peak_flops: float, mfu: float) -> float:

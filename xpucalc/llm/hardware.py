@@ -14,6 +14,18 @@ from .._check import positive
 from ..core.device import Device
 
 
+class MissingFigureError(ValueError):
+    """A figure the estimate needs is neither in the catalog nor given.
+
+    Attributes:
+        argument: the keyword of :func:`resolve` that supplies it (``"memory"`` or ``"bandwidth"``).
+    """
+
+    def __init__(self, argument: str, message: str):
+        super().__init__(message)
+        self.argument = argument
+
+
 @dataclass(frozen=True)
 class Hardware:
     """The figures of one device that serving and the memo need.
@@ -66,7 +78,7 @@ def _extra_value(key: str | None, label: str) -> float | None:
         f = devices.extra(key, label)
     except KeyError:
         return None
-    return f.get("value") or None
+    return f.value or None
 
 
 def host_link(key: str | None) -> tuple[float, str, bool]:
@@ -96,8 +108,8 @@ def _catalog_peak(key: str, order: list[str]) -> tuple[float | None, str | None,
             p = devices.peak(key, prec, sparse=False)
         except ValueError:
             continue
-        if p.get("value"):
-            return float(p["value"]), prec, p.get("accumulate")
+        if p.value:
+            return float(p.value), prec, p.accumulate
     return None, None, None
 
 
@@ -120,7 +132,8 @@ def resolve(device: str | Device | Hardware | None, precision: str | None = None
         name: display name for a device typed by hand.
 
     Raises:
-        ValueError: when capacity or bandwidth is neither in the catalog nor given (names the argument).
+        MissingFigureError: (a ValueError) when capacity or bandwidth is neither in the catalog nor given;
+            its ``argument`` names the keyword to pass.
     """
     given = {k: positive(v, k) for k, v in (("memory", memory), ("bandwidth", bandwidth), ("peak_flops", peak_flops))
              if v is not None}
@@ -133,7 +146,8 @@ def resolve(device: str | Device | Hardware | None, precision: str | None = None
     if device is None:
         for arg in ("memory", "bandwidth"):
             if arg not in given:
-                raise ValueError(f"{arg} is required for a device typed by hand (no catalog key); pass {arg}=...")
+                raise MissingFigureError(arg, f"{arg} is required for a device typed by hand (no catalog key); "
+                                              f"pass {arg}=...")
         hb, hl, ha = host_link(None)
         lb, ll = device_link(None)
         return Hardware(name or "hand-entered device", given["memory"], given["bandwidth"], given.get("peak_flops"),
@@ -141,7 +155,8 @@ def resolve(device: str | Device | Hardware | None, precision: str | None = None
     if isinstance(device, Device):
         mem = given.get("memory", device.memory)
         if mem is None:
-            raise ValueError(f"{device.name}: memory is unknown; create the Device with memory= (bytes) or pass memory=")
+            raise MissingFigureError("memory", f"{device.name}: memory is unknown; create the Device with memory= "
+                                               "(bytes) or pass memory=")
         peak = given.get("peak_flops", None if device.sparse else device.peak_flops)
         lb, ll = device_link(device.key)
         hb, hl, ha = host_link(device.key)
@@ -152,12 +167,14 @@ def resolve(device: str | Device | Hardware | None, precision: str | None = None
         raise ValueError(f"device must be a catalog key (str), an xpucalc.Device or a Hardware, got "
                          f"{type(device).__name__}")
     e = devices.entry(device)
-    mem = given.get("memory", (e.get("memory") or {}).get("value"))
-    bw = given.get("bandwidth", (e.get("bandwidth") or {}).get("value"))
+    mem = given.get("memory", e.memory.value if e.memory else None)
+    bw = given.get("bandwidth", e.bandwidth.value if e.bandwidth else None)
     if not mem:
-        raise ValueError(f"memory: the catalog has no memory capacity for {device}; pass memory=... (bytes)")
+        raise MissingFigureError("memory", f"memory: the catalog has no memory capacity for {device}; "
+                                           "pass memory=... (bytes)")
     if not bw:
-        raise ValueError(f"bandwidth: the catalog has no memory bandwidth for {device}; pass bandwidth=... (bytes/s)")
+        raise MissingFigureError("bandwidth", f"bandwidth: the catalog has no memory bandwidth for {device}; "
+                                              "pass bandwidth=... (bytes/s)")
     if "peak_flops" in given:
         peak, prec, acc = given["peak_flops"], None, None
     else:
@@ -165,7 +182,7 @@ def resolve(device: str | Device | Hardware | None, precision: str | None = None
         peak, prec, acc = _catalog_peak(device, first + ["bf16", "fp16"])
     lb, ll = device_link(device)
     hb, hl, ha = host_link(device)
-    return Hardware(e["name"], float(mem), float(bw), peak, lb, ll, hb, hl, ha, device, prec, acc, not given)
+    return Hardware(e.name, float(mem), float(bw), peak, lb, ll, hb, hl, ha, device, prec, acc, not given)
 
 
-__all__ = ["Hardware", "device_link", "host_link", "resolve"]
+__all__ = ["Hardware", "MissingFigureError", "device_link", "host_link", "resolve"]

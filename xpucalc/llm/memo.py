@@ -9,6 +9,10 @@ serving is then estimated by :func:`xpucalc.llm.serve` for a TP x PP x replica l
 (per request and for all replicas together). A bare ``n_params`` still works, with
 scalar rules only.
 
+The report holds its rows as Korean strings and the parallelism decision as a
+:class:`xpucalc.llm.parallelism.Plan`; ``xpucalc.render.memo_view`` turns it into the table,
+the Markdown and the plain text the lab shows.
+
 Every figure in the report is an idealised roofline estimate (분석 계산) built from
 catalog figures or the reader's own numbers; none is a measurement.
 """
@@ -18,13 +22,12 @@ import math
 from dataclasses import dataclass, field, fields
 
 from .. import llm
-from ..catalog import memory
 from ..evidence import COMPUTED
-from . import Model
-from .hardware import Hardware, resolve as resolve_device
-from .serving import GPU_MEMORY_UTILIZATION, ServeEstimate, layouts, serve
-from ..render.table import Table
 from ..units import fmt_bytes, fmt_num, fmt_si, fmt_time
+from . import Model, offload, parallelism
+from .hardware import Hardware, MissingFigureError, resolve as resolve_device
+from .parallelism import Plan
+from .serving import ALLREDUCE_LATENCY_S, GPU_MEMORY_UTILIZATION, ServeEstimate, layouts, serve
 
 from .memo_inputs import GOALS, PRECISION_NAMES, PRIORITIES, MemoInputError, WorkloadInputs, resolve_model
 
@@ -39,9 +42,8 @@ def resolve_hardware(inp: WorkloadInputs) -> Hardware:
     try:
         return resolve_device(inp.gpu, inp.precision, memory=inp.gpu_memory, bandwidth=inp.bandwidth,
                               peak_flops=inp.peak_flops, name=inp.gpu_name or "직접 입력한 GPU")
-    except ValueError as exc:
-        arg = str(exc).partition(":")[0]
-        name = {"memory": "gpu_memory"}.get(arg, arg)
+    except MissingFigureError as exc:
+        name = {"memory": "gpu_memory"}.get(exc.argument, exc.argument)
         raise MemoInputError(name, f"카탈로그의 {inp.gpu}에는 이 값이 없습니다(미공개 또는 미확인). "
                                    f"{name}=...으로 출처가 있는 값을 직접 적으세요.") from exc
 
@@ -62,59 +64,35 @@ def _evidence(hw: Hardware) -> str:
 
 @dataclass
 class MemoReport:
-    """The memo: rows of (item, value, basis), a verdict, messages; renders as a Korean table.
+    """The memo: rows of (item, value, basis), a verdict, messages, or the input error.
 
-    ``decode_tokens_per_s`` is the aggregate of all replicas (what the old memo called the batch
-    total); ``decode_tokens_per_s_per_request`` is what one user sees.
+    ``rows`` are the estimates; ``plan`` is the parallelism decision of the scalar path (its
+    row and reasons are worded by ``xpucalc.render.parallelism_text``), shown after ``rows``;
+    ``context_rows`` echo the reader's own notes and come last. ``decode_tokens_per_s`` is the
+    aggregate of all replicas; ``decode_tokens_per_s_per_request`` is what one user sees.
+    ``xpucalc.render.memo_view.show_memo(report)`` displays it.
     """
 
     inputs: WorkloadInputs | None
     rows: list[tuple[str, str, str]] = field(default_factory=list)
+    context_rows: list[tuple[str, str, str]] = field(default_factory=list)
+    plan: Plan | None = None
     verdict: str = ""
     fits: bool | None = None
     messages: list[str] = field(default_factory=list)
-    error: str | None = None
+    error: MemoInputError | None = None
     needed_bytes: float = 0.0
     total_memory: float = 0.0
     decode_tokens_per_s: float | None = None
     decode_tokens_per_s_per_request: float | None = None
     train_time_s: float | None = None
-    parallelism: str | None = None
     serving: ServeEstimate | None = None
     suggestions: list[str] = field(default_factory=list)
 
-    def table(self) -> Table:
-        """The report as a :class:`xpucalc.render.table.Table`."""
-        if self.error:
-            t = Table(["입력 오류", "고치는 법"])
-            arg, _, msg = self.error.partition(": ")
-            t.add(arg, msg)
-            return t
-        t = Table(["항목", "값", "근거"], caption=self.verdict)
-        for r in self.rows:
-            t.add(*r)
-        t.notes.extend(self.suggestions + self.messages)
-        return t
-
-    def text(self) -> str:
-        """The memo as plain Markdown to copy into a design document or an issue."""
-        return "## 내 워크로드 메모\n\n" + self.table().to_markdown() + "\n"
-
-    def _repr_html_(self) -> str:
-        return self.table().to_html()
-
-    def _repr_markdown_(self) -> str:
-        return self.table().to_markdown()
-
     def __repr__(self) -> str:
         if self.error:
-            return f"입력 오류 — {self.error}"
-        width = max(len(r[0]) for r in self.rows) if self.rows else 0
-        lines = [self.verdict] + [f"  {a.ljust(width)}  {b}  [{c}]" for a, b, c in self.rows]
-        lines += [f"  * {m}" for m in self.suggestions + self.messages]
-        return "\n".join(lines)
-
-    __str__ = __repr__
+            return f"MemoReport(error={str(self.error)!r})"
+        return f"MemoReport(verdict={self.verdict!r})"
 
 
 def _n_params(inp: WorkloadInputs) -> float:
@@ -172,10 +150,8 @@ def _as_dict(inp: WorkloadInputs) -> dict:
     return {f.name: getattr(inp, f.name) for f in fields(inp)}
 
 
-def _suggest_parallelism(inp: WorkloadInputs, hw: Hardware, needed: float) -> tuple[str, list[str]]:
-    """The decision flow of xpucalc.llm.parallelism.suggest: (strategy, reasons and warnings)."""
-    from . import parallelism
-
+def _suggest_parallelism(inp: WorkloadInputs, hw: Hardware, needed: float) -> Plan:
+    """The decision flow of :func:`xpucalc.llm.parallelism.suggest` for the reader's GPUs."""
     per_node = min(inp.gpus_per_node or 8, inp.n_gpus)
     n_nodes = math.ceil(inp.n_gpus / per_node)
     heads = None
@@ -183,9 +159,8 @@ def _suggest_parallelism(inp: WorkloadInputs, hw: Hardware, needed: float) -> tu
     if inp.model is not None:
         m = resolve_model(inp.model)
         heads, moe = (m.num_heads, m.num_kv_heads), m.is_moe
-    res = parallelism.suggest(needed, hw.memory, per_node, n_nodes, bool(inp.nvlink), moe,
-                              goal="serving" if inp.goal == "serving" else "training", n_gpus=inp.n_gpus, heads=heads)
-    return res.strategy, list(res.reasons) + list(res.warnings)
+    return parallelism.suggest(needed, hw.memory, per_node, n_nodes, bool(inp.nvlink), moe,
+                               goal="serving" if inp.goal == "serving" else "training", n_gpus=inp.n_gpus, heads=heads)
 
 
 def _device_for_serve(inp: WorkloadInputs, hw: Hardware) -> str | Hardware:
@@ -218,28 +193,29 @@ def _serving_rows(inp: WorkloadInputs, hw: Hardware, rep: MemoReport) -> None:
     kw = dict(batch=inp.batch, context=inp.seq_len, weight_bytes=inp.bytes_per_param, kv_bytes=inp.kv_bytes,
               prefill_mfu=inp.mfu, precision=inp.precision)
     r, why = _serve_layout(inp, m, dev, **kw)
+    mem, dec = r.memory, r.decode
     rep.serving, rep.fits = r, r.fits
-    rep.needed_bytes = r.weights_per_device + r.kv_per_device
-    rep.total_memory = r.usable_memory
-    rep.parallelism = f"TP {r.tp} × PP {r.pp} × 사본 {r.dp}"
+    rep.needed_bytes = mem.weights + mem.kv_cache
+    rep.total_memory = mem.usable
+    layout = f"TP {r.tp} × PP {r.pp} × 사본 {r.dp}"
     rep.rows.append(("가중치 (전체)", f"{fmt_bytes(m.weights_bytes(inp.bytes_per_param))}", COMPUTED))
-    rep.rows.append(("레이아웃", f"{rep.parallelism} = GPU {r.n_devices}장 ({why}; {PRIORITIES[inp.priority]})", COMPUTED))
-    rep.rows.append(("GPU당 메모리", f"가중치 {fmt_bytes(r.weights_per_device)} + KV {fmt_bytes(r.kv_per_device)} "
-                     f"(배치 {r.batch} × {r.context:,} 토큰) / 쓸 수 있는 {fmt_bytes(r.usable_memory)}", COMPUTED))
-    rep.rows.append(("예비분 (GPU당)", f"{fmt_bytes(r.reserve)} = 용량의 {fmt_num(100 * (1 - GPU_MEMORY_UTILIZATION), 0)} % "
+    rep.rows.append(("레이아웃", f"{layout} = GPU {r.n_devices}장 ({why}; {PRIORITIES[inp.priority]})", COMPUTED))
+    rep.rows.append(("GPU당 메모리", f"가중치 {fmt_bytes(mem.weights)} + KV {fmt_bytes(mem.kv_cache)} "
+                     f"(배치 {r.batch} × {r.context:,} 토큰) / 쓸 수 있는 {fmt_bytes(mem.usable)}", COMPUTED))
+    rep.rows.append(("예비분 (GPU당)", f"{fmt_bytes(mem.reserve)} = 용량의 {fmt_num(100 * (1 - GPU_MEMORY_UTILIZATION), 0)} % "
                      "(CUDA 컨텍스트·활성값·단편화; vLLM 기본값 0.9를 따름)", COMPUTED))
     rep.rows.append(("메모리 판정", f"{'들어감' if r.fits else '들어가지 않음'}; 이 구성의 최대 배치 {r.max_batch}", COMPUTED))
     rep.decode_tokens_per_s_per_request = r.decode_tokens_per_s_per_request
     rep.decode_tokens_per_s = r.decode_tokens_per_s_total
     rep.rows.append(("decode 상한, 요청 하나", f"{fmt_num(r.decode_tokens_per_s_per_request, 1)} 토큰/s "
-                     f"(한 단계 {fmt_time(r.decode_step_s)}, {'연산' if r.decode_bound == 'compute' else '메모리'} 한계)",
+                     f"(한 단계 {fmt_time(dec.step_s)}, {'연산' if dec.bound == 'compute' else '메모리'} 한계)",
                      COMPUTED))
     rep.rows.append(("decode 상한, 전체", f"{fmt_num(r.decode_tokens_per_s_total, 1)} 토큰/s "
                      f"(사본 {r.dp}개 × 배치 {r.batch}"
                      + (f", 파이프라인에 마이크로배치 {r.microbatches}개" if r.pp > 1 else "") + ")", COMPUTED))
     if r.tp > 1:
-        rep.rows.append(("TP all-reduce (decode 한 단계)", f"{fmt_time(r.decode_allreduce_s)} (레이어당 2회, 1회 고정비 "
-                         f"{fmt_time(llm.serving.ALLREDUCE_LATENCY_S)}: 8×H100 NVLink에서 잰 제3자 측정값)", COMPUTED))
+        rep.rows.append(("TP all-reduce (decode 한 단계)", f"{fmt_time(dec.allreduce_s)} (레이어당 2회, 1회 고정비 "
+                         f"{fmt_time(ALLREDUCE_LATENCY_S)}: 8×H100 NVLink에서 잰 제3자 측정값)", COMPUTED))
     if r.prefill_s is None:
         rep.rows.append((f"prefill {inp.seq_len:,} 토큰", "계산하지 않음: 이 장치는 dense 피크가 공개되지 않았습니다", "미공개"))
     else:
@@ -281,13 +257,13 @@ def _serving_rows(inp: WorkloadInputs, hw: Hardware, rep: MemoReport) -> None:
 def _offload_row(inp: WorkloadInputs, hw: Hardware, r: ServeEstimate, rep: MemoReport) -> None:
     """CPU offload: the part that does not fit is read from host RAM over the host link every token."""
     shard = r.tp * r.pp
-    excess = (r.weights_per_device + r.kv_per_device - r.usable_memory) * shard
+    excess = (r.memory.weights + r.memory.kv_cache - r.memory.usable) * shard
     link, gen = hw.host_link_bandwidth, hw.host_link_label + (" (가정)" if hw.host_link_assumed else "")
     if excess > inp.system_ram:
         rep.suggestions.append(f"모자라는 {fmt_bytes(excess)}는 시스템 RAM {fmt_bytes(inp.system_ram)}에도 들어가지 않습니다.")
         return
-    read = r.weights_per_device + r.kv_per_device
-    tok = memory.offload_tokens_per_s_bound(read, excess / shard, hw.bandwidth, link)
+    read = r.memory.weights + r.memory.kv_cache
+    tok = offload.tokens_per_s_bound(read, excess / shard, hw.bandwidth, link)
     rep.rows.append(("CPU 오프로드 시 decode 상한", f"{fmt_num(tok, 2)} 토큰/s (GPU마다 {fmt_bytes(excess / shard)}를 "
                      f"{gen} 한 방향 {fmt_si(link, 'B/s')}로 매 토큰 읽음)", COMPUTED))
 
@@ -295,18 +271,18 @@ def _offload_row(inp: WorkloadInputs, hw: Hardware, r: ServeEstimate, rep: MemoR
 def _context_rows(inp: WorkloadInputs, rep: MemoReport) -> None:
     """The source's §13 fields the reader wrote down, echoed so the copied memo carries them."""
     if inp.system_ram is not None:
-        rep.rows.append(("시스템 RAM", fmt_bytes(inp.system_ram), "직접 입력"))
+        rep.context_rows.append(("시스템 RAM", fmt_bytes(inp.system_ram), "직접 입력"))
     if inp.storage or inp.storage_bandwidth:
         load = ""
         if inp.storage_bandwidth:
             w = llm.weights_bytes(_n_params(inp), inp.bytes_per_param)
             load = f"; 가중치 적재 {fmt_time(w / inp.storage_bandwidth)} (= {fmt_bytes(w)} ÷ {fmt_si(inp.storage_bandwidth, 'B/s')})"
-        rep.rows.append(("스토리지", (inp.storage or "—") + load, "직접 입력"))
-    rep.rows.append(("연결 방식", inp.interconnect or ("NVLink" if inp.nvlink else "적지 않음"), "직접 입력"))
+        rep.context_rows.append(("스토리지", (inp.storage or "—") + load, "직접 입력"))
+    rep.context_rows.append(("연결 방식", inp.interconnect or ("NVLink" if inp.nvlink else "적지 않음"), "직접 입력"))
     if inp.goal == "serving":
-        rep.rows.append(("우선순위", PRIORITIES[inp.priority], "직접 입력"))
+        rep.context_rows.append(("우선순위", PRIORITIES[inp.priority], "직접 입력"))
     if inp.bottleneck:
-        rep.rows.append(("지금의 병목 (본인 판단)", inp.bottleneck, "직접 입력"))
+        rep.context_rows.append(("지금의 병목 (본인 판단)", inp.bottleneck, "직접 입력"))
 
 
 def estimate(inp: WorkloadInputs) -> MemoReport:
@@ -380,8 +356,8 @@ def _scalar_rows(inp: WorkloadInputs, hw: Hardware, rep: MemoReport, mdl: Model 
             rep.messages.append("메모리에 들어가지 않으므로 위의 속도 상한은 들어간다고 가정했을 때의 값입니다.")
     if inp.train_tokens is not None and inp.goal != "serving":
         if mdl is not None:
-            t = llm.training.train_time_s(mdl, inp.train_tokens, inp.seq_len, g, hw.peak_flops, inp.mfu)
-            flops = llm.training.train_flops(mdl, inp.train_tokens, inp.seq_len)
+            t = llm.training.model_train_time_s(mdl, inp.train_tokens, inp.seq_len, g, hw.peak_flops, inp.mfu)
+            flops = llm.training.model_train_flops(mdl, inp.train_tokens, inp.seq_len)
             label = f"학습 연산량 T × (6N_활성 + 어텐션, 시퀀스 {inp.seq_len:,})"
         else:
             t = llm.train_time_s(n, inp.train_tokens, g, hw.peak_flops, inp.mfu)
@@ -392,29 +368,28 @@ def _scalar_rows(inp: WorkloadInputs, hw: Hardware, rep: MemoReport, mdl: Model 
                          f"{fmt_time(t)} (GPU {g}개" + (f", 1개라면 {fmt_time(t * g)})" if g > 1 else ")"), COMPUTED))
         if inp.goal == "lora":
             rep.messages.append("LoRA도 순전파·역전파를 모두 거치므로 6N은 연산량의 넉넉한 상한으로 봅니다.")
-    strategy, notes = _suggest_parallelism(inp, hw, needed)
-    rep.parallelism = strategy
-    rep.rows.append(("병렬화 제안", strategy, "결정 흐름"))
-    rep.messages.extend(f"병렬화 판단: {r}" for r in notes)
+    rep.plan = _suggest_parallelism(inp, hw, needed)
 
 
 def memo(**kwargs) -> MemoReport:
     """Build the memo from keyword arguments (see :class:`WorkloadInputs`).
 
-    Never raises for bad input: the returned report's ``error`` names the argument
-    and says how to fix it, and it renders as a one-row Korean table.
+    Never raises for bad input: the returned report's ``error`` is the :class:`MemoInputError`
+    (``.argument`` names the argument, ``.message`` says how to fix it), and the report
+    renders as a one-row Korean table.
     """
     allowed = {f.name for f in fields(WorkloadInputs)}
     unknown = sorted(set(kwargs) - allowed)
     if unknown:
-        return MemoReport(None, error=f"{unknown[0]}: 알 수 없는 입력 이름입니다. 쓸 수 있는 이름: {', '.join(sorted(allowed))}")
+        return MemoReport(None, error=MemoInputError(
+            unknown[0], f"알 수 없는 입력 이름입니다. 쓸 수 있는 이름: {', '.join(sorted(allowed))}"))
     if "n_params" not in kwargs and "model" not in kwargs:
-        return MemoReport(None, error="model: 모델을 적어야 합니다. model=\"llama-3-8b\"(카탈로그 키), config.json dict, "
-                                      "또는 n_params=7e9(파라미터 수)")
+        return MemoReport(None, error=MemoInputError(
+            "model", "모델을 적어야 합니다. model=\"llama-3-8b\"(카탈로그 키), config.json dict, 또는 n_params=7e9(파라미터 수)"))
     try:
         return estimate(WorkloadInputs(**kwargs))
     except MemoInputError as exc:
-        return MemoReport(None, error=str(exc))
+        return MemoReport(None, error=exc)
 
 
 __all__ = ["GOALS", "PRIORITIES", "Hardware", "MemoInputError", "MemoReport", "WorkloadInputs", "estimate", "memo",

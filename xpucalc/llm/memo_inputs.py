@@ -1,7 +1,8 @@
 """Inputs of the workload memo: :class:`WorkloadInputs`, its checks, and the model it names.
 
-Every check raises :class:`MemoInputError`, a ``ValueError`` whose Korean message
-starts with the argument name and says how to fix it (the lab shows it as a table).
+Every check raises :class:`MemoInputError`, a ``ValueError`` that carries the argument's
+name (``.argument``) and a Korean message saying how to fix it (``.message``); the lab
+shows the two as a table.
 """
 from __future__ import annotations
 
@@ -27,10 +28,18 @@ PRECISION_NAMES: dict[float, str] = {4.0: "FP32", 2.0: "FP16/BF16", 1.0: "FP8/IN
 
 
 class MemoInputError(ValueError):
-    """A bad input to the memo; the message is Korean and starts with the argument name."""
+    """A bad input to the memo, carrying the argument's name and how to fix it.
+
+    Attributes:
+        argument: the name of the argument to fix (``"n_gpus"``).
+        message: what is wrong and how to fix it, in Korean.
+
+    ``str(error)`` is ``"<argument>: <message>"``.
+    """
 
     def __init__(self, argument: str, message: str):
         self.argument = argument
+        self.message = message
         super().__init__(f"{argument}: {message}")
 
 

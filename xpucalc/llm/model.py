@@ -225,7 +225,8 @@ class Model:
 
         Token i attends to i earlier positions: QK^T and AV each cost 2 x i x (H x head_dim)
         per layer, so the average over the sequence is 2 L (H head_dim) s forward
-        (the full, non-causal figure is twice that). Training multiplies by 3.
+        (the full, non-causal figure is twice that). Training multiplies by 3; the default is the
+        forward pass, as in ``xpucalc.llm.attention_flops_per_token``.
         """
         s = non_negative(context, "context")
         fwd = 2.0 * self.num_layers * self.q_dim * s

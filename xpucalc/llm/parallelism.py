@@ -1,15 +1,17 @@
-"""Parallelism for LLM training and serving: the ring all-reduce, traffic per strategy, and the decision flow.
+"""Parallelism for LLM training and serving: the ring schedule, the pipeline bubble, and the decision flow.
 
-Sizes are bytes, bandwidths bytes/s, times seconds. The communication-time formulas
-themselves live in :mod:`xpucalc.llm` (``allreduce_time_s``,
-``tp_activation_bytes_per_forward``); this module adds the step-by-step ring schedule
-(for diagrams), the FSDP and pipeline formulas, and :func:`suggest`, the decision
-flow of the reference part turned into a function.
+Sizes are bytes. Every communication volume and time (ring all-reduce, FSDP, all-to-all)
+lives in :mod:`xpucalc.llm.comm`; this module adds the step-by-step ring schedule (for
+diagrams), the pipeline formulas, and :func:`suggest`, the decision flow of the reference
+part turned into a function. :func:`suggest` decides and states why as data (a :class:`Plan`
+of :class:`Step` s); ``xpucalc.render.parallelism_text`` words the plan in Korean.
 """
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Literal
 
 from .._check import positive, positive_int
 
@@ -40,11 +42,11 @@ def ring_allreduce_steps(n_ranks: int) -> list[RingStep]:
     rank ``r`` sends chunk ``(r - s + 1) mod n`` to rank ``r + 1``, which adds it to its
     own copy; afterwards rank ``r`` holds the full sum of chunk ``(r + 1) mod n``. In
     all-gather step ``s`` rank ``r`` forwards the finished chunk ``(r - s + 2) mod n``,
-    which the receiver stores. Each rank sends one chunk per step.
+    which the receiver stores. Each rank sends one chunk per step, so a rank sends
+    2(n-1) chunks of size/n: ``xpucalc.llm.comm.allreduce_traffic_bytes``. One rank
+    has nothing to send: the start state alone.
     """
     n = positive_int(n_ranks, "n_ranks")
-    if n < 2:
-        raise ValueError(f"n_ranks must be >= 2 for a ring, got {n_ranks!r}")
     hold = [[frozenset({r}) for _ in range(n)] for r in range(n)]
     steps = [RingStep("start", 0, (), tuple(tuple(h) for h in hold))]
     for s in range(1, n):
@@ -64,19 +66,7 @@ def ring_allreduce_steps(n_ranks: int) -> list[RingStep]:
     return steps
 
 
-# --- traffic of the strategies ---------------------------------------------------
-def fsdp_traffic_bytes(size_bytes: float, n_ranks: int) -> float:
-    """Bytes each rank sends per step with FSDP / ZeRO-3, bytes.
-
-    Parameters are all-gathered twice (forward and backward) and gradients
-    reduce-scattered once: 3 (n-1)/n x size, 1.5 times the 2 (n-1)/n x size of DDP.
-    """
-    n = positive_int(n_ranks, "n_ranks")
-    if n < 2:
-        raise ValueError(f"n_ranks must be >= 2 for sharding, got {n_ranks!r}")
-    return 3.0 * (n - 1) / n * positive(size_bytes, "size_bytes")
-
-
+# --- pipeline and 3D layout ------------------------------------------------------
 def pipeline_bubble_fraction(stages: int, microbatches: int) -> float:
     """Idle fraction of a GPipe / 1F1B pipeline schedule: (p - 1) / (m + p - 1).
 
@@ -94,14 +84,55 @@ def gpus_3d(tp: int, pp: int, dp: int) -> int:
     return positive_int(tp, "tp") * positive_int(pp, "pp") * positive_int(dp, "dp")
 
 
+
+
 # --- the decision flow -------------------------------------------------------------
+#: The questions of the flow and their answers, in the order :func:`suggest` may take them. ``Step.values``
+#: holds, per kind: ``need`` and ``gpu_memory`` (bytes) for fits_one_gpu / exceeds_one_gpu; ``gpus`` for
+#: replicas, ddp, exceeds_all_gpus (with ``memory``, all GPUs' bytes), no_nvlink_pp, no_nvlink_fsdp;
+#: ``gpus``, ``per_node``, ``nodes``, ``full_nodes`` for partial_last_node; ``tp`` and ``heads_known`` for tp_in_node;
+#: ``tp``, ``pp`` for pp_in_node; ``copies`` for copies_in_node; ``nodes`` for several_nodes; ``tp`` for
+#: tp_inside_node; ``node_memory`` (bytes), ``nodes`` for replica_per_node / dp_across_nodes;
+#: ``tp``, ``nodes``, ``memory`` (bytes of one TP group per node, all nodes) for exceeds_tp_groups;
+#: ``node_memory``, ``pp``, ``dp`` for pipeline_of_nodes; ``gpus_in_node`` (the GPUs TP would span) for the
+#: warning tp_beyond_nvswitch. The others carry nothing.
+StepKind = Literal[
+    "fits_one_gpu", "single_gpu", "replicas", "ddp", "ddp_across_nodes",
+    "exceeds_one_gpu", "exceeds_all_gpus", "partial_last_node",
+    "tp_in_node", "pp_in_node", "copies_in_node", "no_nvlink_pp", "no_nvlink_fsdp",
+    "several_nodes", "tp_inside_node", "replica_per_node", "dp_across_nodes", "exceeds_tp_groups", "pipeline_of_nodes",
+    "no_nvlink_pp_across_nodes", "no_nvlink_fsdp_across_nodes", "moe_adds_ep", "tp_beyond_nvswitch"]
+
+#: The layouts :func:`suggest` can end in (``Plan.layout``).
+LayoutKind = Literal[
+    "single_gpu", "replicas", "ddp", "impossible", "impossible_full_nodes", "impossible_tp_groups", "tp_in_node",
+    "pp_in_node",
+    "fsdp_or_pp_in_node", "tp_node_replicas", "tp_node_dp", "tp_node_pp", "pp_across_nodes",
+    "fsdp_or_pp_across_nodes"]
+
+
 @dataclass(frozen=True)
-class Suggestion:
-    """What :func:`suggest` returns.
+class Step:
+    """One question of the decision flow and its answer.
 
     Attributes:
-        strategy: the suggested layout in Korean (e.g. ``"노드 내 TP = 8, 노드 간 PP = 2"``).
-        reasons: the questions of the flow and their answers, in order, in Korean.
+        kind: which question and answer (see ``StepKind``).
+        values: the figures the answer rests on, by name (bytes, GPU counts, degrees; see ``StepKind``).
+    """
+
+    kind: StepKind
+    values: Mapping[str, float | int | bool] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What :func:`suggest` returns: the layout, its degrees, and the steps that chose it.
+
+    Attributes:
+        layout: which layout the flow ended in (see ``LayoutKind``).
+        goal: ``"training"`` or ``"serving"``.
+        steps: the questions of the flow and their answers, in order.
+        warnings: caveats about the layout (``tp_beyond_nvswitch``).
         feasible: False when the model cannot fit even spread over every GPU given.
         tp, pp, dp: degrees of tensor, pipeline and data parallelism of the layout
             (1 where unused; for FSDP, ``dp`` counts the sharded replicas).
@@ -109,18 +140,16 @@ class Suggestion:
         ep: add expert parallelism (MoE).
     """
 
-    strategy: str
-    reasons: tuple[str, ...]
+    layout: LayoutKind
+    goal: str
+    steps: tuple[Step, ...]
+    warnings: tuple[Step, ...] = ()
     feasible: bool = True
     tp: int = 1
     pp: int = 1
     dp: int = 1
     fsdp: bool = False
     ep: bool = False
-    warnings: tuple[str, ...] = field(default_factory=tuple)
-
-    def __str__(self) -> str:
-        return self.strategy
 
 
 def _flag(value: object, name: str) -> bool:
@@ -142,7 +171,7 @@ def _tp_degree(limit: int, heads: tuple[int, int] | None) -> int:
 
 def suggest(model_bytes_needed: float, gpu_memory_bytes: float, gpus_per_node: int, n_nodes: int,
             has_nvlink: bool, is_moe: bool, *, goal: str = "training", n_gpus: int | None = None,
-            heads: tuple[int, int] | None = None) -> Suggestion:
+            heads: tuple[int, int] | None = None) -> Plan:
     """Walk the decision flow of the reference part and say which parallelism to start from.
 
     The flow: does the model fit on one GPU (then DDP)? If not, is there NVLink in the
@@ -165,7 +194,8 @@ def suggest(model_bytes_needed: float, gpu_memory_bytes: float, gpus_per_node: i
             kept to a power of two, which divides the head counts of the common models.
 
     Returns:
-        a :class:`Suggestion`; ``feasible`` is False when even all GPUs together lack the memory.
+        a :class:`Plan`; ``feasible`` is False when even all GPUs together lack the memory.
+        ``xpucalc.render.parallelism_text.narrate(plan)`` words it in Korean.
     """
     need = positive(model_bytes_needed, "model_bytes_needed")
     mem = positive(gpu_memory_bytes, "gpu_memory_bytes")
@@ -181,49 +211,44 @@ def suggest(model_bytes_needed: float, gpu_memory_bytes: float, gpus_per_node: i
         raise ValueError(f"n_gpus={total} does not match {nodes} node(s) of up to {g} GPUs")
     if heads is not None:
         heads = (positive_int(heads[0], "heads[0]"), positive_int(heads[1], "heads[1]"))
-    gb_need, gb_mem = need / 1e9, mem / 1e9
-    reasons: list[str] = []
-    warnings: list[str] = []
+    steps: list[Step] = []
+    warnings: list[Step] = []
 
-    def finish(strategy: str, **kw) -> Suggestion:
+    def step(kind: StepKind, **values: float | int | bool) -> None:
+        steps.append(Step(kind, values))
+
+    def finish(layout: LayoutKind, **kw) -> Plan:
         ep = moe and kw.get("feasible", True)
         if ep:
-            strategy += " + EP (전문가 병렬)"
-            reasons.append("MoE 모델이므로 전문가(expert)를 GPU에 나눠 두는 EP 축을 더하고, "
-                           "all-to-all에 쓸 대역폭(NVLink/InfiniBand)을 확보해야 합니다.")
-        return Suggestion(strategy, tuple(reasons), ep=ep, warnings=tuple(warnings), **kw)
+            step("moe_adds_ep")
+        return Plan(layout, goal, tuple(steps), tuple(warnings), ep=ep, **kw)
 
     if need <= mem:
-        reasons.append(f"필요 메모리 {gb_need:,.1f} GB가 GPU 한 장({gb_mem:,.1f} GB)에 들어갑니다.")
+        step("fits_one_gpu", need=need, gpu_memory=mem)
         if total == 1:
-            reasons.append("GPU가 한 장뿐이므로 병렬화할 것이 없습니다.")
-            return finish("단일 GPU (병렬화 없음)")
+            step("single_gpu")
+            return finish("single_gpu")
         if serving:
-            reasons.append(f"GPU {total}장마다 모델 사본을 하나씩 두고 요청을 나눠 받습니다(복제 {total}개). "
-                           "사본끼리는 통신하지 않으므로 요청 하나의 속도는 GPU 한 장의 속도입니다.")
-            return finish(f"복제 서빙 (사본 {total}개, 사본당 GPU 1장)", dp=total)
-        reasons.append(f"GPU {total}장에 모델을 통째로 복제하고 배치를 나누는 DDP로 충분합니다 "
-                       "(step마다 gradient all-reduce 1회).")
+            step("replicas", gpus=total)
+            return finish("replicas", dp=total)
+        step("ddp", gpus=total)
         if nodes > 1:
-            reasons.append("노드가 여러 개이므로 노드 사이 all-reduce에는 InfiniBand급 네트워크가 필요합니다.")
-        return finish(f"DDP (데이터 병렬 {total})", dp=total)
+            step("ddp_across_nodes")
+        return finish("ddp", dp=total)
 
-    reasons.append(f"필요 메모리 {gb_need:,.1f} GB가 GPU 한 장({gb_mem:,.1f} GB)을 넘습니다.")
+    step("exceeds_one_gpu", need=need, gpu_memory=mem)
     if need > mem * total:
-        reasons.append(f"GPU {total}장을 모두 합쳐도 {mem * total / 1e9:,.1f} GB라 모델을 나눠 담을 수 없습니다.")
-        reasons.append("양자화로 바이트를 줄이거나, GPU를 늘리거나, CPU/NVMe 오프로드(느림)를 검토하세요.")
-        return finish("현재 구성으로는 불가능 (메모리 부족)", feasible=False)
+        step("exceeds_all_gpus", gpus=total, memory=mem * total)
+        return finish("impossible", feasible=False)
 
     if nodes > 1 and total != g * nodes:
         # The same layout repeats per node, so a partly filled last node is left out; one full node left
         # is then planned as a single node (no InfiniBand between nodes).
-        reasons.append(f"GPU {total}장은 {g}장짜리 노드 {nodes}개를 채우지 못합니다. 같은 구성을 노드마다 반복하려면 "
-                       f"노드당 GPU 수가 같아야 하므로, 가득 찬 노드 {total // g}개만 쓰는 구성으로 계산합니다.")
+        step("partial_last_node", gpus=total, per_node=g, nodes=nodes, full_nodes=total // g)
         nodes = total // g
         total = g * nodes
         if need > mem * total:
-            return finish("현재 구성으로는 불가능 (가득 찬 노드의 메모리 부족)", feasible=False)
-    node_mem = mem * g
+            return finish("impossible_full_nodes", feasible=False)
     if nodes == 1:
         g = total
         if g == 1:  # unreachable: need > mem and need <= mem * total with total == 1
@@ -237,57 +262,51 @@ def suggest(model_bytes_needed: float, gpu_memory_bytes: float, gpus_per_node: i
             while rest % pp:
                 pp += 1
             dp = rest // pp
-            why = "헤드 수를 나누는" if heads else "2의 거듭제곱인(흔한 모델의 헤드 수를 나누는)"
-            reasons.append(f"노드 안 GPU가 NVLink로 연결되어 있으므로 레이어 안을 나누는 TP로 묶습니다. TP는 {why} "
-                           f"값이어야 하므로 TP = {t}입니다.")
+            step("tp_in_node", tp=t, heads_known=heads is not None)
             if pp > 1:
-                reasons.append(f"TP {t}장에 한 벌이 들어가지 않아 PP = {pp}단계로 레이어를 나눕니다.")
+                step("pp_in_node", tp=t, pp=pp)
             if dp > 1:
-                reasons.append(f"남는 GPU로 같은 구성을 {dp}벌 둡니다"
-                               + ("(사본마다 다른 요청)." if serving else "(데이터 병렬)."))
+                step("copies_in_node", copies=dp)
             if g > 8:
-                warnings.append("TP는 보통 NVSwitch 한 도메인(대개 8 GPU) 안에서만 씁니다.")
-            label = f"TP = {t}" + (f", PP = {pp}" if pp > 1 else "") + (f", 사본 {dp}개" if dp > 1 and serving else
-                                                                        f", DP = {dp}" if dp > 1 else "")
-            return finish(label + " (노드 내 NVLink)", tp=t, pp=pp, dp=dp)
+                warnings.append(Step("tp_beyond_nvswitch", {"gpus_in_node": g}))
+            return finish("tp_in_node", tp=t, pp=pp, dp=dp)
         if serving:
-            reasons.append("NVLink가 없어 레이어마다 all-reduce가 필요한 TP는 PCIe로는 느립니다. "
-                           f"레이어 묶음을 GPU {g}장에 나누는 PP를 씁니다(요청 하나는 단계를 차례로 지나갑니다).")
-            return finish(f"PP = {g} (PCIe)", pp=g)
-        reasons.append("NVLink가 없어 레이어마다 all-reduce가 필요한 TP는 PCIe로는 느립니다. "
-                       f"파라미터를 GPU {g}장에 나눠 두는 FSDP(ZeRO-3), 또는 레이어 묶음을 나누는 PP를 씁니다.")
-        return finish(f"FSDP (샤딩 {g}) 또는 PP = {g}", dp=g, fsdp=True)
+            step("no_nvlink_pp", gpus=g)
+            return finish("pp_in_node", pp=g)
+        step("no_nvlink_fsdp", gpus=g)
+        return finish("fsdp_or_pp_in_node", dp=g, fsdp=True)
 
-    reasons.append(f"노드가 {nodes}개이므로 노드 사이 통신은 InfiniBand(RDMA)가 사실상 필수입니다.")
+    step("several_nodes", nodes=nodes)
     if nvlink:
         g = _tp_degree(g, heads)
         node_mem = mem * g
-        reasons.append(f"TP는 NVLink가 닿는 노드 안(TP = {g})에 두고, 노드 사이에는 통신이 적은 축을 둡니다.")
+        step("tp_inside_node", tp=g)
         if g > 8:
-            warnings.append("TP는 보통 NVSwitch 한 도메인(대개 8 GPU) 안에서만 씁니다.")
+            warnings.append(Step("tp_beyond_nvswitch", {"gpus_in_node": g}))
         if need <= node_mem:
             if serving:
-                reasons.append(f"노드 하나({node_mem / 1e9:,.1f} GB)에 한 벌이 들어가므로 노드마다 사본을 하나씩 두고 "
-                               f"요청을 나눠 받습니다(사본 {nodes}개).")
-                return finish(f"노드 내 TP = {g}, 노드마다 사본 1개 (사본 {nodes}개)", tp=g, dp=nodes)
-            reasons.append(f"노드 하나({node_mem / 1e9:,.1f} GB)에 한 벌이 들어가므로 노드마다 한 벌씩 두고 "
-                           f"노드 사이는 데이터 병렬(또는 FSDP) {nodes}으로 나눕니다.")
-            return finish(f"노드 내 TP = {g}, 노드 간 DP/FSDP = {nodes}", tp=g, dp=nodes)
+                step("replica_per_node", node_memory=node_mem, nodes=nodes)
+                return finish("tp_node_replicas", tp=g, dp=nodes)
+            step("dp_across_nodes", node_memory=node_mem, nodes=nodes)
+            return finish("tp_node_dp", tp=g, dp=nodes)
         pp = math.ceil(need / node_mem)
+        if pp > nodes:  # the heads keep TP below the node's GPUs, and one TP group per node is too little
+            step("exceeds_tp_groups", tp=g, nodes=nodes, memory=node_mem * nodes)
+            return finish("impossible_tp_groups", feasible=False)
         while nodes % pp:
             pp += 1
         dp = nodes // pp
-        reasons.append(f"한 벌이 노드 하나({node_mem / 1e9:,.1f} GB)를 넘으므로 노드 {pp}개를 파이프라인 단계로 "
-                       f"잇습니다(PP = {pp})."
-                       + ((f" 이런 파이프라인을 {dp}벌 두어 요청을 나눠 받습니다." if serving else
-                           f" 이런 파이프라인을 {dp}벌 두어 데이터 병렬 {dp}로 나눕니다.") if dp > 1 else "")
-                       + (" 요청 하나는 단계를 차례로 지나가므로 PP는 요청 하나의 속도를 높이지 않습니다." if serving else ""))
-        return finish(f"노드 내 TP = {g}, 노드 간 PP = {pp}" + (f", DP = {dp}" if dp > 1 else ""), tp=g, pp=pp, dp=dp)
+        step("pipeline_of_nodes", node_memory=node_mem, pp=pp, dp=dp)
+        return finish("tp_node_pp", tp=g, pp=pp, dp=dp)
     if serving:
-        reasons.append("NVLink가 없어 TP는 쓰지 않고, 레이어 묶음을 GPU마다 나누는 PP를 씁니다.")
+        step("no_nvlink_pp_across_nodes")
         pp = min(total, math.ceil(need / mem))
         while total % pp:
             pp += 1
-        return finish(f"PP = {pp}" + (f", 사본 {total // pp}개" if total // pp > 1 else ""), pp=pp, dp=total // pp)
-    reasons.append("NVLink가 없어 TP는 쓰지 않고, 전체 GPU에 파라미터를 나누는 FSDP(ZeRO-3)나 노드 간 PP를 씁니다.")
-    return finish(f"FSDP (샤딩 {total}) 또는 노드 간 PP", dp=total, fsdp=True)
+        return finish("pp_across_nodes", pp=pp, dp=total // pp)
+    step("no_nvlink_fsdp_across_nodes")
+    return finish("fsdp_or_pp_across_nodes", dp=total, fsdp=True)
+
+
+__all__ = ["LayoutKind", "Plan", "RingStep", "Step", "StepKind", "gpus_3d", "pipeline_bubble_fraction",
+           "ring_allreduce_steps", "suggest"]

@@ -7,7 +7,11 @@ one after another while up to ``pp`` micro-batches keep the stages busy; expert
 parallelism (MoE) splits each layer's experts over ``ep`` groups that each serve part of
 the batch and adds an all-to-all dispatch and combine per MoE layer. Decode reads the
 weights once per step and micro-batch (for MoE only the experts the tokens touch) plus
-every sequence's KV cache. All figures are roofline bounds (분석 계산).
+every sequence's KV cache. All figures are roofline bounds (분석 계산); the collective and
+stage-to-stage times come from :mod:`xpucalc.llm.comm`.
+
+:class:`ServeEstimate` groups the answer: the layout it was given, ``memory`` (:class:`MemoryFit`),
+``decode`` (:class:`Decode`) and ``prefill`` (:class:`Prefill`).
 """
 from __future__ import annotations
 
@@ -15,8 +19,9 @@ import math
 from dataclasses import dataclass, field
 
 from .._check import fraction, non_negative, positive, positive_int
-from ..catalog.store import load_json
+from ..catalog.store import Catalog
 from ..core.device import Device
+from . import comm
 from .hardware import Hardware, resolve
 from .model import Model
 
@@ -25,19 +30,20 @@ from .model import Model
 #: reserve for the CUDA context, activations, CUDA graphs and fragmentation.
 GPU_MEMORY_UTILIZATION = 0.9
 
+#: The measured fixed costs of small collectives (``collective_latency.json``).
+LATENCIES = Catalog("collective_latency.json", "allreduce_latency", "all-reduce latency")
+
 
 def allreduce_latency_figure(key: str = "nvlink-8xh100") -> dict:
     """The catalog figure for the fixed cost of one small all-reduce (``collective_latency.json``).
 
     A dict with ``value`` (seconds), ``unit``, ``as_published``, ``conditions``, ``source``,
     ``checked`` and ``evidence``; the source's title and URL are under ``source_title`` / ``source_url``.
+    KeyError names the known keys.
     """
-    doc = load_json("collective_latency.json")
-    figures = doc["allreduce_latency"]
-    if key not in figures:
-        raise KeyError(f"no all-reduce latency {key!r} in collective_latency.json; known: {', '.join(sorted(figures))}")
-    src = doc["sources"][figures[key]["source"]]
-    return {**figures[key], "source_title": src["title"], "source_url": src["url"]}
+    figure = LATENCIES.entry(key)
+    src = LATENCIES.source(figure["source"])
+    return {**figure, "source_title": src.title, "source_url": src.url}
 
 
 #: Fixed cost of one small all-reduce inside an NVLink node, seconds: 19.19 us for 128 B over 8 H100s
@@ -49,45 +55,82 @@ ALLREDUCE_LATENCY_S = float(allreduce_latency_figure()["value"])
 ACTIVATION_BYTES = 2.0
 
 
-def allreduce_s(size_bytes: float, n: int, link_bandwidth: float, latency_s: float = ALLREDUCE_LATENCY_S) -> float:
-    """One ring all-reduce of ``size_bytes`` over ``n`` devices, seconds: latency + 2 (n-1)/n x size / link.
+@dataclass(frozen=True)
+class MemoryFit:
+    """Memory of the busiest device of the layout, bytes, and whether the batch fits in it.
 
-    Returns 0 for ``n == 1``.
+    Attributes:
+        capacity: the device's memory, bytes.
+        usable: the share the engine may fill (``capacity x memory_utilization``), bytes.
+        reserve: ``capacity - usable``: CUDA context, activations, fragmentation, bytes.
+        weights: weights held by the device, bytes.
+        kv_cache: KV cache of the sequences the device serves, bytes.
+        fits: ``weights + kv_cache <= usable``.
+        max_batch: largest batch of ``context``-token sequences that fits on the replica (0 if none).
     """
-    k = positive_int(n, "n")
-    if k == 1:
-        return 0.0
-    return non_negative(latency_s, "latency_s") + 2.0 * (k - 1) / k * non_negative(size_bytes, "size_bytes") / positive(
-        link_bandwidth, "link_bandwidth")
+
+    capacity: float
+    usable: float
+    reserve: float
+    weights: float
+    kv_cache: float
+    fits: bool
+    max_batch: int
+
+    @property
+    def free(self) -> float:
+        """Usable memory left after the weights and the KV cache, bytes (negative when it does not fit)."""
+        return self.usable - self.weights - self.kv_cache
 
 
-def alltoall_s(send_bytes: float, n: int, link_bandwidth: float, latency_s: float = ALLREDUCE_LATENCY_S) -> float:
-    """One all-to-all over ``n`` devices in which each sends ``send_bytes`` to the others, seconds.
+@dataclass(frozen=True)
+class Decode:
+    """One decode step of the replica: times in seconds, rates in tokens/s.
 
-    latency + send_bytes / link: every device sends at once through the switch, so one device's
-    outgoing traffic over its own link sets the time. Returns 0 for ``n == 1``.
-
-    Args:
-        send_bytes: bytes one device sends to the other devices in total, bytes.
-        n: devices taking part (count).
-        link_bandwidth: one device's one-way link bandwidth, bytes/s.
-        latency_s: fixed cost of the collective, seconds.
+    Attributes:
+        microbatch: sequences in the largest micro-batch.
+        stage_s: time one pipeline stage spends on one micro-batch.
+        step_s: time between two tokens of one sequence.
+        allreduce_s: TP all-reduce time on one token's path.
+        alltoall_s: EP all-to-all time on one token's path.
+        comm_s: collective time on one token's path (all-reduces plus all-to-alls).
+        hop_s: stage-to-stage transfers on one token's path.
+        bound: ``"memory"`` or ``"compute"``, whichever limits a stage.
+        tokens_per_s_per_request: what one sequence sees, ``1 / step_s``.
+        tokens_per_s_total: all replicas together, ``dp x batch / step_s``.
     """
-    k = positive_int(n, "n")
-    if k == 1:
-        return 0.0
-    return non_negative(latency_s, "latency_s") + non_negative(send_bytes, "send_bytes") / positive(
-        link_bandwidth, "link_bandwidth")
+
+    microbatch: int
+    stage_s: float
+    step_s: float
+    allreduce_s: float
+    alltoall_s: float
+    comm_s: float
+    hop_s: float
+    bound: str
+    tokens_per_s_per_request: float
+    tokens_per_s_total: float
+
+
+@dataclass(frozen=True)
+class Prefill:
+    """Prefill of one prompt of ``context`` tokens, seconds.
+
+    Attributes:
+        time_s: the whole prefill, None when the device has no published dense peak.
+        comm_s: its all-reduces and all-to-alls.
+    """
+
+    time_s: float | None
+    comm_s: float
 
 
 @dataclass(frozen=True)
 class ServeEstimate:
-    """What :func:`serve` returns. Memory figures are per device (the busiest), bytes; rates tokens/s; times seconds.
+    """What :func:`serve` returns: the layout it was given, then ``memory``, ``decode`` and ``prefill``.
 
-    ``decode_step_s`` is the time between two tokens of one sequence; ``stage_s`` the time one
-    pipeline stage spends on one micro-batch of ``microbatch`` sequences. ``decode_comm_s`` is the
-    collective time on one token's path (``decode_allreduce_s`` for TP plus ``decode_alltoall_s`` for
-    EP); ``decode_hop_s`` the stage-to-stage transfers on that path.
+    The five figures most callers want are also properties: ``fits``, ``max_batch``,
+    ``decode_tokens_per_s_per_request``, ``decode_tokens_per_s_total`` and ``prefill_s``.
     """
 
     model: Model
@@ -98,27 +141,12 @@ class ServeEstimate:
     dp: int
     batch: int
     microbatches: int
-    microbatch: int
     context: int
     weight_bytes: float
     kv_bytes: float
-    usable_memory: float
-    reserve: float
-    weights_per_device: float
-    kv_per_device: float
-    fits: bool
-    max_batch: int
-    stage_s: float
-    decode_step_s: float
-    decode_allreduce_s: float
-    decode_alltoall_s: float
-    decode_comm_s: float
-    decode_hop_s: float
-    decode_bound: str
-    decode_tokens_per_s_per_request: float
-    decode_tokens_per_s_total: float
-    prefill_s: float | None
-    prefill_comm_s: float
+    memory: MemoryFit
+    decode: Decode
+    prefill: Prefill
     notes: tuple[str, ...] = field(default_factory=tuple)
 
     @property
@@ -127,11 +155,29 @@ class ServeEstimate:
         return self.tp * self.pp * self.ep * self.dp
 
     @property
-    def memory_per_device(self) -> dict[str, float]:
-        """Per-device memory: weights, KV cache, free (usable minus both), reserve, capacity, bytes."""
-        return {"weights": self.weights_per_device, "kv_cache": self.kv_per_device,
-                "free": self.usable_memory - self.weights_per_device - self.kv_per_device,
-                "reserve": self.reserve, "capacity": self.hardware.memory}
+    def fits(self) -> bool:
+        """The weights and the batch's KV cache fit in every device's usable memory."""
+        return self.memory.fits
+
+    @property
+    def max_batch(self) -> int:
+        """Largest batch that fits on one replica."""
+        return self.memory.max_batch
+
+    @property
+    def decode_tokens_per_s_per_request(self) -> float:
+        """Decode rate one sequence sees, tokens/s."""
+        return self.decode.tokens_per_s_per_request
+
+    @property
+    def decode_tokens_per_s_total(self) -> float:
+        """Decode rate of all replicas together, tokens/s."""
+        return self.decode.tokens_per_s_total
+
+    @property
+    def prefill_s(self) -> float | None:
+        """Prefill time of one prompt, seconds; None without a published dense peak."""
+        return self.prefill.time_s
 
 
 def _check_tp(model: Model, tp: int) -> int:
@@ -248,8 +294,9 @@ def serve(model: Model, device: str | Device | Hardware, *, tp: int = 1, pp: int
 
     def collectives(tokens_here: int, layers: float) -> tuple[float, float]:
         """TP all-reduces and EP all-to-alls over ``layers`` layers for ``tokens_here`` tokens on one group."""
-        ar = layers * 2 * allreduce_s(tokens_here * act, t, link, lat)
-        a2a = layers * 2 * alltoall_s(tokens_here * k * (e - 1) / e * act / t, e, link, lat_a2a) if e > 1 else 0.0
+        ar = layers * 2 * comm.allreduce_time_s(tokens_here * act, link, t, latency_s=lat)
+        # each token's k expert copies are dispatched, the TP group splitting the sending
+        a2a = layers * 2 * comm.alltoall_time_s(tokens_here * k * act / t, link, e, latency_s=lat_a2a) if e > 1 else 0.0
         return ar, a2a
 
     # memory of the busiest device: shared weights / (tp x pp), experts / (ep x tp x pp), KV of its group's sequences
@@ -269,7 +316,7 @@ def serve(model: Model, device: str | Device | Hardware, *, tp: int = 1, pp: int
     comp_t = flops / hw.peak_flops if hw.peak_flops else 0.0
     ar, a2a = collectives(here, model.num_layers / p)
     stage = max(mem_t, comp_t) + ar + a2a
-    hop = (lat + here * act / link) if p > 1 else 0.0
+    hop = comm.send_time_s(here * act, link, latency_s=lat) if p > 1 else 0.0
     step = max(mb * stage, p * stage + (p - 1) * hop)
     bound = "compute" if comp_t > mem_t else "memory"
     if hw.peak_flops is None:
@@ -288,16 +335,18 @@ def serve(model: Model, device: str | Device | Hardware, *, tp: int = 1, pp: int
         pre_flops = (c * (model.flops_per_token(c) - expert_flops) + c * expert_flops / e) / shard
         pre_read = model.n_shared_params * wb / shard + expert_read(c)
         stage_t = max(pre_flops / (hw.peak_flops * mfu), pre_read / hw.bandwidth)
-        prefill = p * stage_t + pre_ar + pre_a2a + (p - 1) * (lat + c * act / link)
+        prefill = p * stage_t + pre_ar + pre_a2a + (p - 1) * comm.send_time_s(c * act, link, latency_s=lat)
     if not fits:
         notes.append("does not fit: the speeds are what the layout would reach if it fitted")
     return ServeEstimate(
-        model=model, hardware=hw, tp=t, pp=p, ep=e, dp=d, batch=b, microbatches=mb, microbatch=n, context=c,
-        weight_bytes=wb, kv_bytes=kb, usable_memory=usable, reserve=hw.memory - usable, weights_per_device=w_dev,
-        kv_per_device=kv_dev, fits=fits, max_batch=max_batch, stage_s=stage, decode_step_s=step,
-        decode_allreduce_s=p * ar, decode_alltoall_s=p * a2a, decode_comm_s=p * (ar + a2a),
-        decode_hop_s=(p - 1) * hop, decode_bound=bound, decode_tokens_per_s_per_request=1.0 / step,
-        decode_tokens_per_s_total=d * b / step, prefill_s=prefill, prefill_comm_s=pre_ar + pre_a2a,
+        model=model, hardware=hw, tp=t, pp=p, ep=e, dp=d, batch=b, microbatches=mb, context=c, weight_bytes=wb,
+        kv_bytes=kb,
+        memory=MemoryFit(capacity=hw.memory, usable=usable, reserve=hw.memory - usable, weights=w_dev, kv_cache=kv_dev,
+                         fits=fits, max_batch=max_batch),
+        decode=Decode(microbatch=n, stage_s=stage, step_s=step, allreduce_s=p * ar, alltoall_s=p * a2a,
+                      comm_s=p * (ar + a2a), hop_s=(p - 1) * hop, bound=bound, tokens_per_s_per_request=1.0 / step,
+                      tokens_per_s_total=d * b / step),
+        prefill=Prefill(time_s=prefill, comm_s=pre_ar + pre_a2a),
         notes=tuple(notes))
 
 
@@ -329,5 +378,5 @@ def layouts(model: Model, device: str | Device | Hardware, n_devices: int, *, gp
     return out
 
 
-__all__ = ["ALLREDUCE_LATENCY_S", "GPU_MEMORY_UTILIZATION", "Hardware", "ServeEstimate", "allreduce_latency_figure",
-           "allreduce_s", "alltoall_s", "layouts", "serve"]
+__all__ = ["ACTIVATION_BYTES", "ALLREDUCE_LATENCY_S", "GPU_MEMORY_UTILIZATION", "LATENCIES", "Decode", "MemoryFit",
+           "Prefill", "ServeEstimate", "allreduce_latency_figure", "layouts", "serve"]

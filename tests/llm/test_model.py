@@ -1,4 +1,4 @@
-"""Oracles for the model layer (llm.Model, llm.models, llm.training) on tiny hand-made configs.
+"""xpucalc.llm.model: `Model` counted by hand on tiny configs, and checked against transformers on the meta device.
 
 Every expected value is worked by hand from the shapes (the derivation sits in a comment), taken from a
 published source, or counted a second way by ``transformers`` on the meta device. None is computed with the
@@ -36,7 +36,7 @@ def hf_count(cfg):
     return sum(p.numel() for p in net.parameters())
 
 
-# --- parameter counts ---------------------------------------------------------------------------------------
+# --- parameter counts -------------------------------------------------------------------------------------------
 def test_tiny_dense_counts_by_hand():
     m = tiny()
     assert (m.num_kv_heads, m.head_dim, m.q_dim, m.kv_dim) == (2, 2, 8, 4)
@@ -112,7 +112,7 @@ def test_tiny_counts_equal_transformers_on_meta_device(over, expected):
     assert llm.Model.from_hf_config(cfg).n_params == expected
 
 
-# --- reading and writing configs ----------------------------------------------------------------------------
+# --- config.json in and out ------------------------------------------------------------------------------------
 def test_from_hf_config_defaults_and_names():
     base = {k: v for k, v in TINY.items() if k not in ("model_type", "num_key_value_heads")}
     m = llm.Model.from_hf_config({**base, "attention_bias": True})
@@ -195,7 +195,7 @@ def test_constructor_checks_each_field():
         80 + 80 + 8 + 2 * (192 + 2 * 288 + 8 * 2 + 16)   # router d x E = 16
 
 
-# --- memory, routing, FLOPs ---------------------------------------------------------------------------------
+# --- memory, routing, FLOPs, TP ---------------------------------------------------------------------------------
 def test_kv_bytes_per_token_by_hand():
     m = tiny()
     # 2 (K, V) x 2 layers x kv_dim 4 x 2 B = 32 B
@@ -230,7 +230,7 @@ def test_routing_and_weights_read_by_hand():
 def test_flops_per_token_by_hand():
     m = tiny()
     # forward: 2 N + 2 L q_dim s = 2 x 1,160 + 2 x 2 x 8 x 10 = 2,320 + 320 = 2,640
-    assert m.attention_flops_per_token(10) == 320
+    assert m.attention_flops_per_token(10) == 320 == m.attention_flops_per_token(10, training=False)  # forward default
     assert m.attention_flops_per_token(10, training=True) == 960
     assert m.flops_per_token(10) == 2640
     # training: 6 N + 3 x 320 = 6,960 + 960 = 7,920
@@ -253,168 +253,3 @@ def test_valid_tp_by_hand(heads, kv, expected):
     m = llm.Model(name="t", vocab_size=10, hidden_size=12, intermediate_size=4, num_layers=1, num_heads=heads,
                   num_kv_heads=kv, head_dim=2)
     assert m.valid_tp() == expected
-
-
-# --- the catalog --------------------------------------------------------------------------------------------
-def test_catalog_keys_and_errors():
-    assert llm.models.keys() == ["llama-3-8b", "llama-3-70b", "llama-3.1-405b", "llama-3.2-1b", "llama-2-7b",
-                                 "llama-2-70b", "mistral-7b", "mixtral-8x7b"]
-    with pytest.raises(KeyError, match=r"^\Wunknown model key 'llama-4'; known keys: llama-3-8b, llama-3-70b, "):
-        llm.models.entry("llama-4")
-    with pytest.raises(KeyError, match=r"^\Wunknown model key 'gpt-2'"):
-        llm.models.config("gpt-2")
-    m = llm.models.get("llama-2-7b")
-    e = llm.models.entry("llama-2-7b")
-    assert m.name == e["name"] and m.source == e["source"] and m.source.startswith("https://huggingface.co/")
-    c = llm.models.config("llama-2-7b")
-    c["hidden_size"] = 1                                   # a copy: the catalog is not changed
-    assert llm.models.config("llama-2-7b")["hidden_size"] == 4096
-
-
-# --- training -----------------------------------------------------------------------------------------------
-def test_train_flops_time_and_implied_mfu_by_hand():
-    m = tiny()
-    # 100 tokens x 7,920 FLOP (training, s = 10) = 792,000
-    assert llm.training.train_flops(m, 100, 10) == 792_000
-    # 792,000 / (2 devices x 1,000 FLOP/s x 0.5) = 792 s
-    assert llm.training.train_time_s(m, 100, 10, 2, 1000.0, 0.5) == pytest.approx(792.0)
-    assert llm.training.train_time_s(m, 100, 10, 1, 1000.0, 1.0) == pytest.approx(792.0)
-    # 792,000 / (440 h x 3,600 s x 1 FLOP/s) = 792,000 / 1,584,000 = 0.5
-    assert llm.training.implied_mfu(m, 100, 10, 440, 1.0) == pytest.approx(0.5)
-    # 6N only: 6 x 1,160 x 100 = 696,000 / 1,584,000 = 29/66
-    assert llm.training.implied_mfu(m, 100, 10, 440, 1.0, attention=False) == pytest.approx(29 / 66)
-    # an exact 100 % is allowed; 220 h -> 1.0, 100 h -> 2.2 is rejected
-    assert llm.training.implied_mfu(m, 100, 10, 220, 1.0) == pytest.approx(1.0)
-    with pytest.raises(ValueError, match=r"^implied MFU is 2\.200 > 1: the work claimed exceeds peak x time"):
-        llm.training.implied_mfu(m, 100, 10, 100, 1.0)
-    # just above 1: 792,000 / (200 h x 3,600) = 1.1 is rejected too, and the message says what to check
-    with pytest.raises(ValueError, match=r"^implied MFU is 1\.100 > 1: .*; check device_hours, "
-                                         r"peak_flops \(dense, not sparse\) and tokens$"):
-        llm.training.implied_mfu(m, 100, 10, 200, 1.0)
-    with pytest.raises(ValueError, match=r"^peak_flops must be > 0"):
-        llm.training.implied_mfu(m, 100, 10, 1, 0.0)
-    for bad, args in (("tokens", (0, 10)), ("seq_len", (100, 0))):
-        with pytest.raises(ValueError, match=rf"^{bad} must be "):
-            llm.training.train_flops(m, *args)
-    with pytest.raises(ValueError, match=r"^n_devices must be a whole number >= 1"):
-        llm.training.train_time_s(m, 100, 10, 0, 1000.0, 0.5)
-    with pytest.raises(ValueError, match=r"^peak_flops must be > 0"):
-        llm.training.train_time_s(m, 100, 10, 1, 0.0, 0.5)
-    with pytest.raises(ValueError, match=r"^mfu must be a fraction in"):
-        llm.training.train_time_s(m, 100, 10, 1, 1000.0, 1.5)
-    with pytest.raises(ValueError, match=r"^device_hours must be > 0"):
-        llm.training.implied_mfu(m, 100, 10, 0, 1.0)
-    with pytest.raises(ValueError, match=r"^tokens must be > 0"):
-        llm.training.implied_mfu(m, 0, 10, 1, 1.0, attention=False)
-
-
-def test_lora_shapes_by_hand():
-    # q (8, 8), k (8, 4), v (8, 4), o (8, 8), gate (8, 12), up (8, 12), down (12, 8)
-    assert llm.training.lora_shapes(tiny()) == [(8, 8), (8, 4), (8, 4), (8, 8), (8, 12), (8, 12), (12, 8)]
-    moe = llm.training.lora_shapes(llm.Model.from_hf_config(TINY_MOE))
-    assert moe == [(8, 8), (8, 4), (8, 4), (8, 8)] + [(8, 12), (8, 12), (12, 8)] * 4
-    assert llm.training.lora_shapes(tiny(head_dim=3))[:4] == [(8, 12), (8, 6), (8, 6), (12, 8)]
-
-
-# a wider tiny model so that a rank-16 adapter stays smaller than the base:
-# V = 1000, d = 64, I = 128, L = 2, H = 4 = KV heads, head_dim 16
-# embed + head 2 x 64,000; attention 64 x 192 + 64 x 64 = 16,384; MLP 3 x 64 x 128 = 24,576; norms 128
-# layer 41,088; total 128,000 + 64 + 82,176 = 210,240
-WIDE = {"model_type": "llama", "vocab_size": 1000, "hidden_size": 64, "intermediate_size": 128,
-        "num_hidden_layers": 2, "num_attention_heads": 4}
-
-
-def test_finetune_memory_by_hand():
-    m = llm.Model.from_hf_config(WIDE)
-    assert m.n_params == 210_240
-    n = 210_240
-    # full, s = 4, b = 1: Korthikanti s b h (34 + 5 a s / h) = 4 x 64 x (34 + 5 x 4 x 4 / 64) = 256 x 35.25 = 9,024
-    # per layer, x 2 layers = 18,048; AdamW mixed 2 + 2 + 4 + 4 + 4 bytes per parameter
-    full = llm.training.finetune_memory(m, "full", seq_len=4, batch=1)
-    assert full == {"weights": 2 * n, "gradients": 2 * n, "adam_m": 4 * n, "adam_v": 4 * n,
-                    "master_weights": 4 * n, "activations": 18_048}
-    # batch 3 triples the activations
-    assert llm.training.finetune_memory(m, "full", seq_len=4, batch=3)["activations"] == 3 * 18_048
-    # LoRA: recomputation + FlashAttention: 2 layers x 2 s b h + one layer s b h x 34 = 1,024 + 8,704 = 9,728
-    # adapter rank 2: per layer (64+64) x 4 (q, k, v, o) + (64+128) x 3 (gate, up, down) = 512 + 576 = 1,088;
-    # x 2 layers x rank 2 = 4,352 params, 16 B each (AdamW mixed) = 69,632 B; base 2 B x n
-    lora = llm.training.finetune_memory(m, "lora", seq_len=4, batch=1, rank=2)
-    assert lora == {"base_weights": 2 * n, "adapter_state": 69_632, "activations": 9_728}
-    # QLoRA: NF4 with double quantisation, 4.127 bits per weight (Dettmers et al. 2023)
-    q = llm.training.finetune_memory(m, "qlora", seq_len=4, batch=1, rank=2)
-    assert q["base_weights"] == pytest.approx(n * 4.127 / 8) and q["adapter_state"] == 69_632
-    assert q["activations"] == 9_728
-    # defaults: seq_len 2048, batch 1, rank 16
-    # full: 2 layers x 2048 x 64 x (34 + 5 x 4 x 2048 / 64 = 674) = 2 x 131,072 x 674 = 176,685,056
-    assert llm.training.finetune_memory(m, "full")["activations"] == 176_685_056
-    # LoRA: 2 x 2 x 131,072 + 131,072 x 34 = 524,288 + 4,456,448 = 4,980,736; adapter 2 x 16 x 1,088 x 16 B
-    d = llm.training.finetune_memory(m, "lora")
-    assert d["activations"] == 4_980_736 and d["adapter_state"] == 2 * 16 * 1088 * 16
-    # the rank is only read by the adapter methods: full fine-tuning accepts any value
-    assert llm.training.finetune_memory(m, "full", seq_len=4, rank=0) == full
-    with pytest.raises(ValueError, match=r"^method must be 'full', 'lora' or 'qlora', got 'qlor'"):
-        llm.training.finetune_memory(m, "qlor")
-
-
-# --- the published-runs table -------------------------------------------------------------------------------
-def test_run_source_and_errors():
-    s = llm.training.run_source("llama2-paper")
-    assert s["url"] == "https://arxiv.org/abs/2307.09288"
-    with pytest.raises(KeyError, match=r"^\Wunknown source id 'nope'; known: llama31-card, llama3-paper, llama2-paper"):
-        llm.training.run_source("nope")
-    with pytest.raises(KeyError, match=r"^\Wunknown training run 'nope'; known: llama-3.1-405b, llama-3.1-70b, llama-3.1-8b, llama-2-7b, llama-2-70b\W$"):
-        llm.training.run("nope")
-    assert [r["key"] for r in llm.training.runs()] == ["llama-3.1-405b", "llama-3.1-70b", "llama-3.1-8b",
-                                                        "llama-2-7b", "llama-2-70b"]
-
-
-def test_published_runs_cells_by_hand():
-    t = llm.training.published_runs("캡션")
-    assert t.caption == "캡션"
-    assert t.headers == ["학습", "장치·GPU 시간", "토큰", "함의 MFU (6N만)", "함의 MFU (+어텐션)", "논문 보고 MFU", "출처"]
-    rows = {r[0]: r for r in t.rows}
-    assert len(t.rows) == 5
-    # Llama 2 70B: N = 68,976,648,192 (tests/llm/test_llm_models.py, by hand); 2.0T tokens; 1,720,320 A100 hours at
-    # 312 TFLOP/s dense BF16 = 1.93226e24 FLOP. 6 N T = 8.27720e23 -> 42.8 %; with attention
-    # 6 x 80 x 8192 x 4096 = 16,106,127,360 FLOP per token more: (413,859,889,152 + 16,106,127,360) x 2e12
-    # = 8.59932e23 -> 44.5 %
-    assert rows["Llama 2 70B 사전학습"] == [
-        "Llama 2 70B 사전학습", "NVIDIA A100 80GB SXM 1.72M 시간", "2T", "42.8 %", "44.5 %", "—",
-        "Touvron et al., Llama 2"]
-    # Llama 3.1 70B (Llama 3 70B shapes): per layer as Llama 2 70B, 855,654,400 x 80 = 68,452,352,000;
-    # embed + head 2 x 128,256 x 8,192 = 2,101,346,304; + norm 8,192 -> N = 70,553,706,496.
-    # 6 N x 15e12 = 6.34983e24 over 7.0M H100 hours x 3,600 x 989.4e12 = 2.49329e25 -> 25.5 %;
-    # + attention at 8K context 6 x 80 x 8192 x 8192 = 32,212,254,720 per token, x 15e12 = 4.83184e23
-    # -> 6.83302e24 / 2.49329e25 = 27.4 %
-    assert rows["Llama 3.1 70B 사전학습"] == [
-        "Llama 3.1 70B 사전학습", "NVIDIA H100 SXM 7M 시간", "15T", "25.5 %", "27.4 %", "—",
-        "Meta Llama 3.1 model card"]
-    r405 = rows["Llama 3.1 405B 사전학습"]
-    # the Llama 3 paper's Table 4: 38-43 % BF16 MFU; 30.84M GPU hours; 15.6T tokens; two distinct sources
-    assert r405[1] == "NVIDIA H100 SXM 30.84M 시간" and r405[2] == "15.6T" and r405[5] == "38–43 %"
-    assert r405[6] == "Meta Llama 3.1 model card; Llama Team, AI @ Meta, The Llama 3 Herd of Models, arXiv 2407.21783"
-    assert llm.training.published_runs().caption == ""
-
-
-def test_run_mfu_defaults_to_the_attention_term():
-    # Llama 2 70B with attention, worked in test_published_runs_cells_by_hand: 8.59932e23 / 1.93226e24 = 0.44504
-    r = llm.training.run("llama-2-70b")
-    assert llm.training.run_mfu(r) == pytest.approx(0.445039, abs=1e-6)
-
-
-def test_published_runs_formats_a_run_with_uneven_figures(monkeypatch):
-    # a made-up run whose figures sit next to rounding boundaries, so every format and divisor shows;
-    # its three source ids are distinct (the stored runs repeat theirs)
-    fake = {"key": "fake", "name": "합성 학습", "model": "llama-2-7b", "device": "a100-80gb",
-            "device_hours": 1_235_000, "tokens": 1.35e12, "seq_len": 4096, "reported_mfu": [0.3849, 0.4321],
-            "source": "llama31-card", "tokens_source": "llama3-paper", "mfu_source": "llama2-paper"}
-    monkeypatch.setattr(llm.training, "runs", lambda: [fake])
-    (row,) = llm.training.published_runs().rows
-    # hours 1,235,000 / 1e6 = 1.235 -> "1.24" at 2 decimals; tokens 1.35 -> "1.4" at 1 decimal
-    # Llama 2 7B: N = 6,738,415,616 (tests/llm/test_llm_models.py); budget 1,235,000 h x 3,600 x 312e12 = 1.38715e24 FLOP
-    # 6 N T = 6 x 6,738,415,616 x 1.35e12 = 5.45812e22 -> 3.93 % -> "3.9 %"
-    # + attention 6 x 32 x 4096 x 4096 = 3,221,225,472 per token: 5.89298e22 -> 4.248 % -> "4.2 %"
-    # reported 38.49 % and 43.21 % at 0 decimals -> "38–43 %"
-    assert row == ["합성 학습", "NVIDIA A100 80GB SXM 1.24M 시간", "1.4T", "3.9 %", "4.2 %", "38–43 %",
-                   "Meta Llama 3.1 model card; Llama Team, AI @ Meta, The Llama 3 Herd of Models, arXiv 2407.21783; "
-                   "Touvron et al., Llama 2"]

@@ -1,23 +1,34 @@
-"""xpucalc.llm.memo: the 'my workload' memo (expected values worked by hand)."""
+"""xpucalc.llm.memo: the 'my workload' memo's figures, rows, suggestions and errors (expected values by hand).
+
+``said(r)`` is every row, suggestion and message the llm layer writes; the parallelism suggestion of the scalar
+path is a decision (``r.plan``), worded by xpucalc.render (tests/render/test_memo_view.py checks the whole text).
+"""
 import pytest
 
 from xpucalc.catalog import devices
-from xpucalc.llm import models
+from xpucalc.llm import models, serve
+from xpucalc.llm.hardware import resolve
 from xpucalc.llm.memo import MemoInputError, WorkloadInputs, estimate, memo, resolve_hardware
 
 LLAMA2_7B = dict(layers=32, kv_heads=32, head_dim=128)
-LLAMA3_70B = dict(layers=80, kv_heads=8, head_dim=128)
-H100_MEM = devices.figure("h100-sxm", "memory")["value"]
-H100_BW = devices.figure("h100-sxm", "bandwidth")["value"]
+H100_MEM = devices.figure("h100-sxm", "memory").value
+H100_BW = devices.figure("h100-sxm", "bandwidth").value
 
 
+def said(r) -> str:
+    """Every row, suggestion and message of a report as one text (the llm layer's words)."""
+    cells = [c for row in r.rows + r.context_rows for c in row]
+    return "\n".join(cells + r.suggestions + r.messages + [r.verdict])
+
+
+# --- scalar rules (n_params only) --------------------------------------------------------------------------------
 def test_7b_serving_on_one_rtx4090_fits_scalar_path():
     r = memo(n_params=7e9, gpu="rtx-4090", seq_len=4096, batch=1, **LLAMA2_7B)
     # weights 14e9 x 1.2 = 16.8e9; KV 2 x 32 x 4096 x 32 x 128 x 2 = 2,147,483,648 -> 18,947,483,648 B
     assert r.error is None and r.fits
     assert r.needed_bytes == pytest.approx(18_947_483_648)
-    assert r.total_memory == devices.figure("rtx-4090", "memory")["value"]
-    bw = devices.figure("rtx-4090", "bandwidth")["value"]
+    assert r.total_memory == devices.figure("rtx-4090", "memory").value
+    bw = devices.figure("rtx-4090", "bandwidth").value
     assert r.decode_tokens_per_s == pytest.approx(bw / 16_147_483_648)
     assert r.decode_tokens_per_s_per_request == pytest.approx(bw / 16_147_483_648)
 
@@ -28,9 +39,36 @@ def test_ddp_copies_do_not_add_bandwidth_for_one_request():
     one = H100_BW / (14e9 + 2_147_483_648)
     assert r.decode_tokens_per_s_per_request == pytest.approx(one)
     assert r.decode_tokens_per_s == pytest.approx(16 * one)  # 16 copies, one request each
-    assert "gradient" not in str(r) and "DDP" not in str(r) and "FSDP" not in str(r)
+    # serving: independent copies, not DDP (no gradients); the words are checked in tests/render/test_memo_view.py
+    assert (r.plan.layout, r.plan.goal, r.plan.dp) == ("replicas", "serving", 16)
 
 
+def test_serving_too_big_suggests_lower_precision():
+    r = memo(n_params=13e9, gpu="rtx-4090")
+    assert not r.fits
+    assert "FP8/INT8" in said(r)
+
+
+def test_hand_entered_gpu():
+    r = memo(n_params=7e9, gpu_name="내 GPU", gpu_memory=16e9, bandwidth=500e9, peak_flops=100e12)
+    assert r.fits is False  # 16.8e9 > 16e9
+    assert "INT8" in said(r)
+    hw = resolve_hardware(WorkloadInputs(n_params=7e9, gpu="h100-sxm", bandwidth=2e12))
+    assert hw.bandwidth == 2e12  # an override wins over the catalog
+
+
+def test_7b_full_finetune_on_one_a100_does_not_fit_and_says_what_would():
+    r = memo(n_params=7e9, gpu="a100-80gb", goal="full_ft", train_tokens=10e9, mfu=0.5)
+    assert r.fits is False
+    assert r.needed_bytes == pytest.approx(140e9)  # 20 B x 7e9
+    text = said(r)
+    assert "최소 2개" in text           # ceil(140 / 85.9) = 2
+    assert "LoRA" in text
+    # 6 x 7e9 x 10e9 / (312e12 x 0.5) = 2,692,308 s
+    assert r.train_time_s == pytest.approx(2_692_307.7, rel=1e-6)
+
+
+# --- a model of the catalog: serve() layouts --------------------------------------------------------------------
 def test_model_key_405b_on_16_h100_runs_stages_in_turn():
     r = memo(model="llama-3.1-405b", gpu="h100-sxm", n_gpus=16, nvlink=True, gpus_per_node=8)
     s = r.serving
@@ -39,7 +77,7 @@ def test_model_key_405b_on_16_h100_runs_stages_in_turn():
     m = models.get("llama-3.1-405b")
     mem_s = (m.weights_bytes(2) + 4096 * m.kv_bytes_per_token()) / 16 / H100_BW
     # the stage-to-stage hop: the catalog's 19.19 us fixed cost + 16384 x 2 B over 450e9 B/s one way
-    assert s.decode_step_s == pytest.approx(2 * mem_s + s.decode_comm_s + 19.19e-6 + 16384 * 2 / 450e9, rel=1e-6)
+    assert s.decode.step_s == pytest.approx(2 * mem_s + s.decode.comm_s + 19.19e-6 + 16384 * 2 / 450e9, rel=1e-6)
     # 2 x 15.18 ms of reads + 2 stages x 63 layers x 2 all-reduces x 19.25 us = 4.85 ms + one hop: 35.2 ms, 28.4 tok/s
     assert 27 < r.decode_tokens_per_s_per_request < 29
 
@@ -47,7 +85,7 @@ def test_model_key_405b_on_16_h100_runs_stages_in_turn():
 def test_405b_bf16_on_8_h100_does_not_fit_and_suggests_fp8_and_16_gpus():
     r = memo(model="llama-3.1-405b", gpu="h100-sxm", n_gpus=8, nvlink=True, system_ram=2e12)
     assert r.fits is False
-    text = str(r)
+    text = said(r)
     assert "FP8" in text and "16장" in text and "오프로드" in text
 
 
@@ -57,7 +95,7 @@ def test_mixtral_reads_only_the_routed_experts():
     # batch 1: 12.88e9 active x 2 B + KV, split over 2 GPUs: 3.93 ms; 32 layers x 2 all-reduces x 19.2 us = 1.23 ms
     # on top: 5.15 ms, about 194 tok/s (not 71)
     mem_s = (m.n_active_params * 2 + 4096 * m.kv_bytes_per_token()) / 2 / H100_BW
-    assert r.serving.decode_step_s == pytest.approx(mem_s + r.serving.decode_comm_s, rel=1e-9)
+    assert r.serving.decode.step_s == pytest.approx(mem_s + r.serving.decode.comm_s, rel=1e-9)
     assert 190 < r.decode_tokens_per_s_per_request < 198
 
 
@@ -71,17 +109,17 @@ def test_kv_short_suggests_fp8_kv():
 def test_m3_ultra_without_peak_still_decodes():
     r = memo(model="llama-3-8b", gpu="apple-m3-ultra")
     assert r.error is None and r.fits
-    bw = devices.figure("apple-m3-ultra", "bandwidth")["value"]
+    bw = devices.figure("apple-m3-ultra", "bandwidth").value
     m = models.get("llama-3-8b")
     assert r.decode_tokens_per_s_per_request == pytest.approx(bw / (m.weights_bytes(2) + 4096 * 131072))
-    assert "prefill" in str(r) and "계산하지 않음" in str(r)
+    assert "prefill" in said(r) and "계산하지 않음" in said(r)
     bad = memo(n_params=7e9, gpu="apple-m3-ultra", goal="full_ft", train_tokens=1e9)
-    assert bad.error.startswith("peak_flops:")
+    assert bad.error.argument == "peak_flops" and str(bad.error).startswith("peak_flops: ")
 
 
 def test_tp_must_divide_heads_and_gpu_count():
     r = memo(model="llama-3-70b", gpu="h100-sxm", n_gpus=3, nvlink=True, tp=3)
-    assert r.error.startswith("tp:") and "[1, 2, 4, 8]" in r.error
+    assert r.error.argument == "tp" and "[1, 2, 4, 8]" in r.error.message
     r = memo(model="llama-3-70b", gpu="h100-sxm", n_gpus=12, nvlink=True, bytes_per_param=1)
     assert r.serving.tp in (1, 2, 4) and r.serving.n_devices == 12  # 12 GPUs: TP 4 x 3, never 2 x 8
 
@@ -90,21 +128,9 @@ def test_model_config_dict_and_section13_fields():
     cfg = models.config("llama-3.2-1b")
     r = memo(model=cfg, gpu="rtx-4090", system_ram=64e9, storage="NVMe SSD", storage_bandwidth=7e9,
              interconnect="PCIe", priority="throughput", bottleneck="prefill 대기")
-    text = r.text()
-    assert text.startswith("## 내 워크로드 메모") and "| 항목 | 값 | 근거 |" in text
+    text = said(r)
     for word in ("시스템 RAM", "스토리지", "연결 방식", "우선순위", "지금의 병목", "prefill 대기"):
         assert word in text
-
-
-def test_7b_full_finetune_on_one_a100_does_not_fit_and_says_what_would():
-    r = memo(n_params=7e9, gpu="a100-80gb", goal="full_ft", train_tokens=10e9, mfu=0.5)
-    assert r.fits is False
-    assert r.needed_bytes == pytest.approx(140e9)  # 20 B x 7e9
-    text = str(r)
-    assert "최소 2개" in text           # ceil(140 / 85.9) = 2
-    assert "LoRA" in text
-    # 6 x 7e9 x 10e9 / (312e12 x 0.5) = 2,692,308 s
-    assert r.train_time_s == pytest.approx(2_692_307.7, rel=1e-6)
 
 
 def test_training_with_model_adds_attention():
@@ -116,27 +142,21 @@ def test_training_with_model_adds_attention():
     assert r.train_time_s == pytest.approx(flops / (8 * 989.4e12 * 0.4))
 
 
-def test_serving_too_big_suggests_lower_precision():
-    r = memo(n_params=13e9, gpu="rtx-4090")
-    assert not r.fits
-    assert "FP8/INT8" in str(r)
+def test_serve_and_the_memo_see_the_same_device():
+    # before the two lookups were one, the memo showed the 4090's FP16 peak while serve found no BF16 peak
+    # and skipped prefill; now both use the FP16 dense 165.2 TFLOP/s
+    hw = resolve_hardware(WorkloadInputs(model="llama-3-8b", gpu="rtx-4090"))
+    r = memo(model="llama-3-8b", gpu="rtx-4090", seq_len=8192)
+    assert hw.peak_flops == r.serving.hardware.peak_flops == 165.2e12
+    assert r.serving.prefill_s is not None and "FP16 dense, FP32 누산" in said(r)
+    # a hand-typed device goes to serve as it is (its overrides are kept)
+    r = memo(model="llama-3-8b", gpu="h100-sxm", bandwidth=2e12)
+    assert r.serving.hardware.bandwidth == 2e12
+    s = serve(models.get("llama-3-8b"), resolve("h100-sxm", bandwidth=2e12))
+    assert s.decode.step_s == pytest.approx(r.serving.decode.step_s)
 
 
-def test_hand_entered_gpu():
-    r = memo(n_params=7e9, gpu_name="내 GPU", gpu_memory=16e9, bandwidth=500e9, peak_flops=100e12)
-    assert r.fits is False  # 16.8e9 > 16e9
-    assert "INT8" in str(r)
-    hw = resolve_hardware(WorkloadInputs(n_params=7e9, gpu="h100-sxm", bandwidth=2e12))
-    assert hw.bandwidth == 2e12  # an override wins over the catalog
-
-
-def test_report_renders_as_korean_table():
-    r = memo(model="llama-3-8b", gpu="h100-sxm")
-    html = r._repr_html_()
-    assert "<table" in html and "항목" in html and "메모리 판정" in html
-    assert "| 항목 | 값 | 근거 |" in r._repr_markdown_()
-
-
+# --- bad input: a report that names the argument -----------------------------------------------------------------
 @pytest.mark.parametrize("kwargs, argument", [
     (dict(n_params=7e9, gpu="h100-sxm", n_gpus=0), "n_gpus"),
     (dict(n_params=7e9, gpu="h100-sxm", mfu=1.5), "mfu"),
@@ -159,22 +179,33 @@ def test_report_renders_as_korean_table():
 ])
 def test_bad_input_message_names_argument(kwargs, argument):
     r = memo(**kwargs)
-    assert r.error is not None
-    assert r.error.startswith(argument + ":")
-    assert "입력 오류" in str(r) and "입력 오류" in r._repr_html_()
+    assert isinstance(r.error, MemoInputError) and r.error.argument == argument
+    assert str(r.error) == f"{argument}: {r.error.message}" and r.error.message
+    assert r.rows == [] and r.plan is None and r.serving is None
     if set(kwargs) <= set(WorkloadInputs.__dataclass_fields__):
-        with pytest.raises(MemoInputError, match=argument):
+        with pytest.raises(MemoInputError, match="^" + argument) as e:
             estimate(WorkloadInputs(**kwargs))
+        assert e.value.argument == argument
 
 
 def test_unknown_key_lists_keys():
     r = memo(n_params=7e9, gpu="h1000")
     for k in devices.keys():
-        assert k in r.error
+        assert k in r.error.message
+
+
+def test_a_figure_missing_from_the_catalog_names_the_argument_to_give():
+    # the Core Ultra 9 288V entry has no memory bandwidth: the memo asks for bandwidth=..., not a parse of the text
+    r = memo(n_params=1e9, gpu="core-ultra-9-288v")
+    assert r.error.argument == "bandwidth"
+    assert r.error.message == ("카탈로그의 core-ultra-9-288v에는 이 값이 없습니다(미공개 또는 미확인). "
+                               "bandwidth=...으로 출처가 있는 값을 직접 적으세요.")
+    assert memo(n_params=1e9, gpu="core-ultra-9-288v", bandwidth=120e9, peak_flops=1e13).error is None
 
 
 def test_mfu_above_one_is_an_error_everywhere():
     from xpucalc import llm
+
     with pytest.raises(ValueError, match="MFU"):
         llm.mfu(7e9, 1e6, 8, 312e12)  # 6 x 7e9 x 1e6 / (8 x 312e12) = 16.8
     with pytest.raises(ValueError):
