@@ -1,16 +1,11 @@
-"""Tests of the reference measurements (source §11.3, 2026-10-19) and their loader."""
+"""xpucalc.bench.reference: the source's reference runs (§11.3, 2026-10-19), their loader and their roofline floors."""
 from __future__ import annotations
-
-import math
 
 import pytest
 
-from xpucalc import bench, evidence
+from xpucalc import evidence
 from xpucalc.bench import reference
 from xpucalc.units import GB, MS, TFLOPS
-
-# tiny repetition counts on a shared CPU are often noisy; the flag itself is tested on synthetic timings
-pytestmark = pytest.mark.filterwarnings("ignore::xpucalc.bench.NoisyTimingWarning")
 
 
 def test_sixteen_rows_full_grid():
@@ -98,49 +93,11 @@ def test_filters_and_errors():
         reference.get("tpu-v5e", "eager", "fp32", 64)
     with pytest.raises(ValueError, match="boundary"):
         reference.load()[0].time_s("total")
-
-
-def test_table_renders_with_evidence_and_source():
-    t = reference.table(reference.load("a100-sxm4-40gb"), caption="A100")
-    assert len(t.rows) == 8
-    assert set(t.column("근거")) == {evidence.MEASURED}
-    assert t.column("장치 상주, 호출 1회 중앙값 (ms)")[4] == "0.0625"
-    assert any("커널 시간이 아닙니다" in n for n in t.notes)
-    assert any("2026-10-19" in n and "2.11.0+cu130" in n for n in t.notes)
-
-
-def test_plot_beside_reference(recwarn, caplog):
-    import logging
-
-    import matplotlib
-
-    matplotlib.use("Agg")
-    caplog.set_level(logging.WARNING, logger="matplotlib")
-    import matplotlib.pyplot as plt
-
-    ref = reference.load("tpu-v5e")
-    mine = bench.run_grid("jax", ms=(128, 1), k=32, n=32, platform="cpu", warmup=0, reps=2)
-    mine[1] = bench.unsupported("jax", "eager", "fp32", 1, 32, 32, "테스트")
-    for boundary in reference.BOUNDARIES:
-        ax = reference.plot_beside(mine, ref, boundary=boundary)
-        # the data, not only the glyphs: first 8 bars are the reference in its own order, in ms; then mine
-        heights = [p.get_height() for p in ax.patches]
-        assert heights[:8] == pytest.approx([r.time_s(boundary) / MS for r in ref])
-        t_mine = {"device": mine[0].device.median_s, "with_transfer": mine[0].with_transfer.median_s,
-                  "first_call": mine[0].first_call_s}[boundary]
-        assert heights[8] == pytest.approx(t_mine / MS) and math.isnan(heights[9])
-        assert ax.get_yscale() == "log"
-        labels = [t.get_text() for t in ax.get_xticklabels()]
-        assert len(labels) == 8 and "jax.jit" in labels[-1]
-        assert any(t.get_text() == "미지원" for t in ax.texts)
-        ax.figure.canvas.draw()
-        plt.close(ax.figure)
-    glyph = [str(w.message) for w in recwarn if "glyph" in str(w.message).lower()]
-    glyph += [rec.getMessage() for rec in caplog.records if "glyph" in rec.getMessage().lower()]
-    assert not glyph, glyph  # matplotlib reports missing glyphs as warnings or as log records
-    with pytest.raises(ValueError, match="reference_runs"):
-        reference.plot_beside(mine, [])
-    assert not math.isnan(ref[0].device_s)
+    assert reference.check_boundary("first_call") == "first_call"
+    r = reference.get("tpu-v5e", "eager", "fp32", 128)
+    assert (r.time_s("device"), r.time_s("with_transfer"), r.time_s("first_call")) == (r.device_s, r.with_transfer_s,
+                                                                                        r.first_call_s)
+    assert r.path_label == "JAX Eager" and r.workload.bytes == 4 * (128 * 1024 + 1024 * 1024 + 1024 + 128 * 1024)
 
 
 def test_roofline_floors_and_gaps_by_hand():
@@ -159,10 +116,8 @@ def test_roofline_floors_and_gaps_by_hand():
     # no FP32 peak for TPU v5e in the catalog: no floor, and the table says so
     n = reference.floor_gap(reference.get("tpu-v5e", "compiled", "fp32", 128))
     assert n.floor_s is None and n.gap is None and "fp32" in n.reason
-    tab = reference.floor_table()
-    assert tab.column("루프라인 하한 (µs)")[4] == "1.69" and tab.column("잰 값 / 하한 (배)")[4] == "37"
-    assert tab.column("루프라인 하한 (µs)")[14] == "3.20" and tab.column("잰 값 / 하한 (배)")[14] == "51"
-    assert tab.column("루프라인 하한 (µs)")[8] == "카탈로그에 없음"
+    assert n.bandwidth is None and n.bandwidth_share is None and n.bound is None
+    assert [fg.run for fg in reference.floor_gaps()] == reference.load()   # default: every run, in order
 
 
 def test_transfer_readings_like_for_like_and_drops_from_times():
@@ -176,21 +131,3 @@ def test_transfer_readings_like_for_like_and_drops_from_times():
     assert reference.throughput_drop(a, a1) == pytest.approx(128 * 0.0604 / 0.0625)  # 123.7, not 4.297/0.035
     t1 = reference.get("tpu-v5e", "compiled", "bf16", 1)
     assert reference.throughput_drop(t, t1) == pytest.approx(128 * 0.1299 / 0.1619)  # 102.7
-
-
-def test_plot_floor_draws_measured_and_floor():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    ax = reference.plot_floor(precision="bf16")
-    heights = [p.get_height() for p in ax.patches]
-    # 8 BF16 groups (4 A100, 4 TPU): first the measured bars (us), then the floors (us)
-    assert len(heights) == 16
-    assert heights[0] == pytest.approx(62.5) and heights[8] == pytest.approx(1.6871, rel=1e-4)
-    assert heights[6] == pytest.approx(161.9) and heights[14] == pytest.approx(3.2033, rel=1e-4)
-    assert ax.get_yscale() == "log"
-    plt.close(ax.figure)
-    with pytest.raises(ValueError, match="precision"):
-        reference.plot_floor(precision="int4")

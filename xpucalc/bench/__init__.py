@@ -1,16 +1,22 @@
-"""A small, honest timing harness for Y = ReLU(XW + b) on PyTorch and JAX.
+"""A small, honest timing harness for Y = ReLU(XW + b) on PyTorch and JAX, and the device measurements.
 
 The package's layout is the harness:
 
-* ``timing`` -- clocks, warm-up by time, interleaved rounds, statistics
+* ``timing`` -- clocks, warm-up by time, interleaved rounds, back-to-back groups, statistics
   (min, p10, median, IQR, noisy and bimodal flags); ``time_calls``.
-* ``cuda_timing`` -- CUDA-event timers: per-call latency, back-to-back
-  time, CUDA-graph replay (kernel time), L2 flush.
+* ``cuda_timing`` -- CUDA-event timers: per-call latency, back-to-back time, CUDA-graph replay
+  (kernel time) -- the three GPU numbers -- and the L2 flush.
+* ``settings`` -- framework settings held for a run: CPU threads, FP32 matmul precision, JAX's cache.
+* ``conditions`` -- one cell of the grid (:class:`Condition`) and how it is measured (:class:`Options`).
 * ``torch_backend``, ``jax_backend`` -- one runner per framework.
 * ``coldstart`` -- the first call in a fresh process with empty compile caches.
 * ``accuracy`` -- inputs, the float64 reference, tolerances.
 * ``environment`` -- device, versions, compute capability, L2, clocks, driver.
-* ``results``, ``report``, ``grid`` -- what a condition measured, tables, the grid.
+* ``results``, ``grid`` -- what a condition measured (and as JSON), the grid.
+* ``target``, ``bandwidth``, ``matmul``, ``sweep``, ``collectives`` -- the device measurements of
+  labs 04 and 05; ``cpu_reference`` and ``reference`` -- stored runs the book reads.
+
+Tables and plots of all of it are in ``xpucalc.render.bench_tables`` and ``xpucalc.render.bench_plots``.
 
 Boundaries kept apart: **first call** (compile + first execution; one-time process
 setup measured on its own), **device-resident steady state** (on a GPU as three
@@ -27,16 +33,15 @@ All times are seconds; milliseconds and microseconds appear only in tables.
 from __future__ import annotations
 
 from .accuracy import TOLERANCE, UNIT_ROUNDOFF, Accuracy, check_accuracy, make_inputs, reference_output
-from .conditions import DTYPE_BYTES, PATH_LABELS, PATHS, PRECISIONS
-from .cuda_timing import back_to_back, graph_replay, per_call
+from .conditions import DTYPE_BYTES, PATH_LABELS, PATHS, PRECISIONS, Condition, Options
+from .cuda_timing import back_to_back, graph_replay, per_call, three_numbers
 from .environment import (CPU_REPS, CPU_WARMUP, DEFAULT_REPS, DEFAULT_WARMUP, Environment, default_reps,
                           jax_environment, torch_environment)
 from .grid import find, run_grid
 from .jax_backend import run_jax
-from .report import GPU_HEADERS, RESULT_HEADERS, gpu_table, result_record, result_row, results_table
-from .results import OK, UNSUPPORTED, BenchResult, GpuTimings, unsupported
-from .timing import (NOISY_THRESHOLD, NoisyTimingWarning, Timing, interleaved, is_bimodal, summarize, time_calls,
-                     time_rounds, warm_up)
+from .results import OK, UNSUPPORTED, BenchResult, GpuTimings, result_record, unsupported
+from .timing import (NOISY_THRESHOLD, NoisyTimingWarning, Timing, interleaved, is_bimodal, summarize, time_batches,
+                     time_calls, time_rounds, warm_up)
 from .torch_backend import compile_counters, run_torch
 # device measurements (lab 04 / 05): STREAM bandwidth, GEMM, the layer sweep, collectives
 from .bandwidth import StreamResult, stream, stream_sweep
@@ -45,25 +50,13 @@ from .collectives import (AlphaBetaFit, CollectiveRow, allgather_sweep, allreduc
 from .matmul import GemmResult, gemm
 from .sweep import kernel_summary, launch_overhead, layer_sweep
 
-
-def time_calls_cuda(fn, warmup: int, reps: int, device: int | None = None) -> list[float]:  # noqa: ANN001
-    """Per-call latency with CUDA events after ``warmup`` untimed calls, seconds each (see :func:`per_call`)."""
-    import torch
-
-    for _ in range(warmup):
-        fn()
-    return per_call(fn, reps, device=torch.cuda.current_device() if device is None else device)
-
-
 __all__ = [
-    "Accuracy", "BenchResult", "CPU_REPS", "CPU_WARMUP", "DEFAULT_REPS", "DEFAULT_WARMUP", "DTYPE_BYTES",
-    "Environment", "GPU_HEADERS", "GpuTimings", "NOISY_THRESHOLD", "NoisyTimingWarning", "OK", "PATHS",
-    "PATH_LABELS", "PRECISIONS", "RESULT_HEADERS", "TOLERANCE", "Timing", "UNIT_ROUNDOFF", "UNSUPPORTED",
-    "back_to_back", "check_accuracy", "compile_counters", "default_reps", "find", "gpu_table", "graph_replay",
-    "interleaved", "is_bimodal", "jax_environment", "make_inputs", "per_call", "reference_output", "result_record",
-    "result_row",
-    "results_table", "run_grid", "run_jax", "run_torch", "summarize", "time_calls", "time_calls_cuda",
-    "time_rounds", "torch_environment", "unsupported", "warm_up",
+    "Accuracy", "BenchResult", "CPU_REPS", "CPU_WARMUP", "Condition", "DEFAULT_REPS", "DEFAULT_WARMUP", "DTYPE_BYTES",
+    "Environment", "GpuTimings", "NOISY_THRESHOLD", "NoisyTimingWarning", "OK", "Options", "PATHS", "PATH_LABELS",
+    "PRECISIONS", "TOLERANCE", "Timing", "UNIT_ROUNDOFF", "UNSUPPORTED", "back_to_back", "check_accuracy",
+    "compile_counters", "default_reps", "find", "graph_replay", "interleaved", "is_bimodal", "jax_environment",
+    "make_inputs", "per_call", "reference_output", "result_record", "run_grid", "run_jax", "run_torch", "summarize",
+    "three_numbers", "time_batches", "time_calls", "time_rounds", "torch_environment", "unsupported", "warm_up",
     "AlphaBetaFit", "CollectiveRow", "GemmResult", "StreamResult", "allgather_sweep", "allreduce_sweep",
     "collective_sweep", "fit_alpha_beta", "gemm", "kernel_summary", "launch_overhead", "layer_sweep",
     "reduce_scatter_sweep", "stream", "stream_sweep",

@@ -17,6 +17,9 @@ import os
 import subprocess
 import sys
 import tempfile
+from dataclasses import asdict
+
+from .conditions import Condition
 
 #: Environment variables that point each framework's compile caches at a directory.
 CACHE_VARIABLES: tuple[str, ...] = ("TORCHINDUCTOR_CACHE_DIR", "TRITON_CACHE_DIR", "JAX_COMPILATION_CACHE_DIR")
@@ -31,19 +34,17 @@ def fresh_cache_env(cache_dir: str, base: dict[str, str] | None = None) -> dict[
     return env
 
 
-def cold_first_call(framework: str, path: str, precision: str, m: int, k: int, n: int, *, device: str | None = None,
-                    compile_mode: str = "default", timeout_s: float = 300.0) -> float | None:
-    """First-call time of one condition in a fresh process with empty compile caches, seconds; None if it failed.
+def cold_first_call(condition: Condition, *, device: str | None = None, compile_mode: str = "default",
+                    timeout_s: float = 300.0) -> float | None:
+    """First-call time of ``condition`` in a fresh process with empty compile caches, seconds; None if it failed.
 
     Args:
-        framework: ``"torch"`` or ``"jax"``.
-        path, precision, m, k, n: the condition (as in ``run_torch`` / ``run_jax``).
+        condition: framework, path, precision and shape (as ``run_torch`` / ``run_jax`` take them).
         device: torch device string or JAX platform (None: the default).
         compile_mode: ``torch.compile`` mode.
         timeout_s: give up after this many seconds.
     """
-    args = {"framework": framework, "path": path, "precision": precision, "m": m, "k": k, "n": n,
-            "device": device, "compile_mode": compile_mode}
+    args = {**asdict(condition), "device": device, "compile_mode": compile_mode}
     with tempfile.TemporaryDirectory(prefix="xpucalc-cold-") as tmp:
         try:
             out = subprocess.run([sys.executable, "-m", "xpucalc.bench.coldstart", json.dumps(args)],

@@ -14,7 +14,8 @@ Sizes and bandwidths follow nccl-tests (``doc/PERFORMANCE.md``):
   (n x its output part);
 * ``algbw = size_bytes / time``;
 * ``busbw = algbw x factor`` with factor 2(n-1)/n for all-reduce and (n-1)/n
-  for all-gather and reduce-scatter, so busbw can be held against one link's bandwidth.
+  for all-gather and reduce-scatter (``xpucalc.llm.comm.busbw_factor``, the one home of
+  every collective formula), so busbw can be held against one link's bandwidth.
 
 Time of one repetition = the slowest rank's time (all ranks start after a
 barrier); the row's ``time_s`` is the median over repetitions.
@@ -37,7 +38,8 @@ from typing import Any
 
 from .. import evidence
 from .._check import positive, positive_int
-from .timing import Timing, check_count, summarize
+from ..llm.comm import allreduce_time_s, busbw_factor
+from .timing import Timing, calls_to_fill, check_count, summarize
 
 OPS: tuple[str, ...] = ("all_reduce", "all_gather", "reduce_scatter")
 BACKENDS: tuple[str, ...] = ("gloo", "nccl")
@@ -45,19 +47,12 @@ BACKENDS: tuple[str, ...] = ("gloo", "nccl")
 OP_LABELS: dict[str, str] = {"all_reduce": "all-reduce", "all_gather": "all-gather", "reduce_scatter": "reduce-scatter"}
 #: Default message sizes: 1 KiB to 64 MiB in steps of 4.
 DEFAULT_SIZES: tuple[int, ...] = tuple(2**10 * 4**i for i in range(9))
-#: Timed seconds per size a worker aims for, and the bounds on repetitions.
+#: Timed seconds per size a worker aims for (repetitions within ``timing.MIN_REPS`` .. ``MAX_REPS``).
 TIME_PER_SIZE_S = 0.2
-#: Untimed seconds of calls per size before timing (at least ``warmup`` calls).
+#: Untimed seconds of calls per size before timing (at least ``warmup`` calls, at most ``MAX_WARMUP``).
 WARMUP_PER_SIZE_S = 0.05
-MIN_REPS, MAX_REPS = 5, 200
+MAX_WARMUP = 100
 ELEMENT_BYTES = 4  # float32
-
-
-def busbw_factor(op: str, world_size: int) -> float:
-    """nccl-tests' bus-bandwidth factor: 2(n-1)/n for all-reduce, (n-1)/n for all-gather and reduce-scatter."""
-    op = _check_op(op)
-    n = check_count(world_size, "world_size", 1)
-    return 2.0 * (n - 1) / n if op == "all_reduce" else (n - 1) / n
 
 
 @dataclass(frozen=True)
@@ -91,7 +86,7 @@ class CollectiveRow:
 
     @property
     def busbw(self) -> float:
-        """algbw x ``busbw_factor``, bytes/s."""
+        """algbw x ``xpucalc.llm.comm.busbw_factor``, bytes/s."""
         return self.algbw * busbw_factor(self.op, self.world_size)
 
     @property
@@ -300,7 +295,7 @@ class AlphaBetaFit:
     def ring_link_bandwidth(self, world_size: int) -> float:
         """Per-rank bandwidth B of the ring model t = 2(n-1)/n S / B that gives this beta, bytes/s."""
         n = check_count(world_size, "world_size", 2)
-        return 2.0 * (n - 1) / n / self.beta_s_per_byte
+        return busbw_factor("all_reduce", n) / self.beta_s_per_byte
 
     @property
     def half_size_bytes(self) -> float:
@@ -345,14 +340,12 @@ def fit_alpha_beta(sizes: Sequence[float], times: Sequence[float], *, relative: 
 
 
 def compare_with_ring_formula(rows: Sequence[CollectiveRow], fit: AlphaBetaFit | None = None) -> list[dict[str, float]]:
-    """Measured all-reduce times beside ``xpucalc.llm.allreduce_time_s`` with the fitted bandwidth.
+    """Measured all-reduce times beside ``xpucalc.llm.comm.allreduce_time_s`` with the fitted bandwidth.
 
     For each row: ``measured_s``, ``fit_s`` (alpha + beta S), ``formula_s`` (the ring
     formula 2(n-1)/n S / B with B = ``AlphaBetaFit.ring_link_bandwidth``, no
     latency term) and ``ratio`` = measured / formula.
     """
-    from .. import llm
-
     if not rows:
         raise ValueError("rows must hold at least one all-reduce row")
     if any(r.op != "all_reduce" for r in rows):
@@ -362,7 +355,7 @@ def compare_with_ring_formula(rows: Sequence[CollectiveRow], fit: AlphaBetaFit |
     link = fit.ring_link_bandwidth(n)
     out = []
     for r in rows:
-        formula = llm.allreduce_time_s(r.size_bytes, link, n)
+        formula = allreduce_time_s(r.size_bytes, link, n)
         out.append({"size_bytes": float(r.size_bytes), "measured_s": r.time_s, "fit_s": fit.predict(r.size_bytes),
                     "formula_s": formula, "ratio": r.time_s / formula})
     return out
@@ -414,8 +407,8 @@ def _worker(spec_path: str) -> None:  # pragma: no cover - runs in the worker pr
             wait()
             per = time.perf_counter() - t0
             # rank 0 decides warm-up and repetitions from one timed call; every rank must run the same counts
-            warm = int(min(100, max(spec["warmup"], math.ceil(WARMUP_PER_SIZE_S / max(per, 1e-9)))))
-            reps = spec["reps"] or int(min(MAX_REPS, max(MIN_REPS, math.ceil(TIME_PER_SIZE_S / max(per, 1e-9)))))
+            warm = calls_to_fill(per, WARMUP_PER_SIZE_S, spec["warmup"], MAX_WARMUP)
+            reps = spec["reps"] or calls_to_fill(per, TIME_PER_SIZE_S)
             agreed = torch.tensor([warm, reps], dtype=torch.int64, device=dev)
             dist.broadcast(agreed, 0)
             for _ in range(int(agreed[0].item())):
@@ -435,5 +428,5 @@ def _worker(spec_path: str) -> None:  # pragma: no cover - runs in the worker pr
 
 
 __all__ = ["AlphaBetaFit", "BACKENDS", "CollectiveError", "CollectiveRow", "DEFAULT_SIZES", "OPS", "OP_LABELS",
-           "allgather_sweep", "allreduce_sweep", "busbw_factor", "collective_sweep", "compare_with_ring_formula",
+           "allgather_sweep", "allreduce_sweep", "collective_sweep", "compare_with_ring_formula",
            "fit_alpha_beta", "free_port", "reduce_scatter_sweep", "run_processes"]

@@ -16,6 +16,8 @@ What each timer measures (the course's three GPU numbers):
 * :func:`graph_replay` -- the ``batch`` calls captured once in a CUDA graph; the
   replay between two events / ``batch`` is nearly pure GPU time.
 
+:func:`three_numbers` measures the three in that order.
+
 With ``flush`` (see ``l2_flusher``) each repetition first overwrites a
 buffer of at least twice the L2 size, outside the timed interval
 (``triton.testing.do_bench`` does the same), so the data start in HBM.
@@ -23,7 +25,7 @@ buffer of at least twice the L2 size, outside the timed interval
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..units import MS
 from .timing import check_count
@@ -135,6 +137,44 @@ def graph_replay(graph: Any, reps: int, batch: int, *, device: int = 0, flush: C
     return [t / batch for t in per_call(graph.replay, reps, device=device, flush=flush, cuda=cuda)]
 
 
+class ThreeNumbers(NamedTuple):
+    """The samples of :func:`three_numbers`, seconds per call each.
+
+    Attributes:
+        per_call, back_to_back: from :func:`per_call` and :func:`back_to_back`.
+        kernel: from :func:`graph_replay`; None when the graph could not be captured.
+        error: why it could not (the exception), else None.
+    """
+
+    per_call: list[float]
+    back_to_back: list[float]
+    kernel: list[float] | None
+    error: Exception | None
+
+
+def three_numbers(fn: Callable[[], Any], reps: int, batch: int, *, groups: int | None = None, device: int = 0,
+                  cuda: Any = None) -> ThreeNumbers:
+    """The three GPU numbers of ``fn`` (already warm): per call, back to back, CUDA-graph replay.
+
+    A failed graph capture (an allocator or a sync inside ``fn``) comes back in ``error``, not raised.
+
+    Args:
+        fn: the call to time (enqueues GPU work), no arguments.
+        reps: per-call repetitions (>= 1).
+        batch: calls per back-to-back group and per graph (>= 1).
+        groups: back-to-back groups and graph replays (>= 1; None: ``reps``).
+        device, cuda: as in :func:`per_call`.
+    """
+    groups = reps if groups is None else groups
+    per = per_call(fn, reps, device=device, cuda=cuda)
+    b2b = back_to_back(fn, groups, batch, device=device, cuda=cuda)
+    try:
+        graph = capture_graph(fn, batch, device=device, cuda=cuda)
+        return ThreeNumbers(per, b2b, graph_replay(graph, groups, batch, device=device, cuda=cuda), None)
+    except Exception as exc:  # noqa: BLE001 - capture can fail; the caller says so
+        return ThreeNumbers(per, b2b, None, exc)
+
+
 def flush_bytes(l2_bytes: float | None) -> int:
     """Size of the L2 flush buffer: :data:`FLUSH_FACTOR` x the L2 size, or :data:`FLUSH_DEFAULT_BYTES` if unknown."""
     if not l2_bytes or l2_bytes <= 0:
@@ -150,5 +190,5 @@ def l2_flusher(nbytes: int, device: str, torch: Any = None) -> Callable[[], Any]
     return buf.zero_
 
 
-__all__ = ["FLUSH_DEFAULT_BYTES", "FLUSH_FACTOR", "back_to_back", "capture_graph", "flush_bytes", "graph_replay",
-           "l2_flusher", "per_call"]
+__all__ = ["FLUSH_DEFAULT_BYTES", "FLUSH_FACTOR", "ThreeNumbers", "back_to_back", "capture_graph", "flush_bytes",
+           "graph_replay", "l2_flusher", "per_call", "three_numbers"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .conditions import PATHS, PRECISIONS, check_choice
+from .conditions import FRAMEWORKS, PATHS, PRECISIONS, check_choice
 from .results import BenchResult
 
 
@@ -16,7 +16,7 @@ def run_grid(framework: str, *, paths: Sequence[str] = PATHS, precisions: Sequen
     Order: path, then precision, then M -- the source's table order. One-time process
     setup is measured on its own before the first condition (each result's ``setup_s``).
     """
-    check_choice(framework, "framework", ("torch", "jax"))
+    check_choice(framework, "framework", FRAMEWORKS)
     if framework == "torch":
         from .torch_backend import run_torch as runner
     else:

@@ -12,55 +12,23 @@ compile that no earlier run can have cached; the cache settings found are record
 """
 from __future__ import annotations
 
-import contextlib
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
 from .accuracy import check_accuracy, make_inputs, reference_output
-from .environment import default_reps, jax_environment
-from .results import BenchResult, GpuTimings, reason, unsupported, validate
-from .timing import NOISY_THRESHOLD, WARMUP_MIN_S, LastOutput, interleaved, summarize, time_calls, warm_up
-
-#: Calls per back-to-back group on an accelerator.
-JAX_BATCH = 50
-
-
-@contextlib.contextmanager
-def persistent_cache_disabled(jax: Any) -> Iterator[tuple[tuple[str, str], ...]]:
-    """Inside: JAX's persistent compilation cache off; restored on exit. Yields the settings found before."""
-    cfg = jax.config
-    enabled = getattr(cfg, "jax_enable_compilation_cache", None)
-    cache_dir = getattr(cfg, "jax_compilation_cache_dir", None)
-    record = (("jax_enable_compilation_cache", str(enabled)), ("jax_compilation_cache_dir", str(cache_dir)))
-    try:
-        if enabled is not None:
-            cfg.update("jax_enable_compilation_cache", False)
-        yield record
-    finally:
-        if enabled is not None:
-            cfg.update("jax_enable_compilation_cache", enabled)
-
-
-def _back_to_back(fn: Any, reps: int, batch: int) -> list[float]:
-    """``batch`` calls, block on the last output, / ``batch``; host clock; seconds per call."""
-    samples = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        out = None
-        for _ in range(batch):
-            out = fn()
-        out.block_until_ready()
-        samples.append((time.perf_counter() - t0) / batch)
-    return samples
+from .conditions import GPU_BATCH, Condition, Options
+from .environment import Environment, jax_environment
+from .results import BenchResult, GpuTimings, reason, startup_reason, unsupported
+from .settings import persistent_cache_disabled
+from .timing import NOISY_THRESHOLD, WARMUP_MIN_S, LastOutput, interleaved, summarize, time_batches, time_calls, warm_up
 
 
 def run_jax(path: str, precision: str, m: int, k: int = 1024, n: int = 1024, *, platform: str | None = None,
             warmup: int | None = None, reps: int | None = None, seed: int = 0, tolerance: float | None = None,
             noisy_threshold: float = NOISY_THRESHOLD, rounds: int | None = None, warmup_s: float = WARMUP_MIN_S,
-            cold_compile: bool = False, batch: int = JAX_BATCH) -> BenchResult:
+            cold_compile: bool = False, batch: int = GPU_BATCH) -> BenchResult:
     """Run Y = ReLU(XW + b) with JAX and measure the boundaries.
 
     Args:
@@ -78,28 +46,32 @@ def run_jax(path: str, precision: str, m: int, k: int = 1024, n: int = 1024, *, 
     Every timed call ends with ``block_until_ready()``; the copy boundary uses
     ``jax.device_put`` for X and ``np.asarray`` (device->host) for Y.
     """
-    mm, kk, nn = validate(path, precision, m, k, n, warmup, reps, noisy_threshold)
+    cond = Condition("jax", path, precision, m, k, n)
+    opts = Options(warmup=warmup, reps=reps, seed=seed, tolerance=tolerance, noisy_threshold=noisy_threshold,
+                   rounds=rounds, warmup_s=warmup_s, cold_compile=cold_compile, batch=batch)
     try:
         import jax
-        import jax.numpy as jnp
-        from jax import lax
     except ImportError:
-        return unsupported("jax", path, precision, mm, kk, nn, "JAX가 설치되어 있지 않습니다")
+        return unsupported(cond, "JAX가 설치되어 있지 않습니다")
     try:
         env = jax_environment(platform)
     except Exception as exc:  # noqa: BLE001
-        return unsupported("jax", path, precision, mm, kk, nn, str(exc) if isinstance(exc, RuntimeError)
-                           else reason(exc))
-    w_, r_ = default_reps(env)
-    warmup = w_ if warmup is None else warmup
-    reps = r_ if reps is None else reps
+        return unsupported(cond, startup_reason(exc))
+    return _run(jax, env, cond, opts, platform)
+
+
+def _run(jax: Any, env: Environment, cond: Condition, opts: Options, platform: str | None) -> BenchResult:
+    import jax.numpy as jnp
+    from jax import lax
+
+    warmup, reps = opts.counts(env)
     d = (jax.devices(platform) if platform else jax.devices())[0]
-    dtype = jnp.float32 if precision == "fp32" else jnp.bfloat16
-    prec = lax.Precision.HIGHEST if precision == "fp32" else lax.Precision.DEFAULT
-    x_np, w_np, b_np = make_inputs(mm, kk, nn, seed)
+    dtype = jnp.float32 if cond.precision == "fp32" else jnp.bfloat16
+    prec = lax.Precision.HIGHEST if cond.precision == "fp32" else lax.Precision.DEFAULT
+    x_np, w_np, b_np = make_inputs(cond.m, cond.k, cond.n, opts.seed)
     y_ref = reference_output(x_np, w_np, b_np)
 
-    def layer(x, w, b):
+    def layer(x, w, b):  # noqa: ANN001, ANN202
         return jnp.maximum(jnp.dot(x, w, precision=prec) + b, 0)
 
     try:
@@ -110,10 +82,12 @@ def run_jax(path: str, precision: str, m: int, k: int = 1024, n: int = 1024, *, 
         jax.block_until_ready((x, w, b))
         setup_s = time.perf_counter() - t0
     except Exception as exc:  # noqa: BLE001
-        return unsupported("jax", path, precision, mm, kk, nn, f"{precision} 배열 생성 실패: {reason(exc)}", env)
+        return unsupported(cond, f"{cond.precision} 배열 생성 실패: {reason(exc)}", env)
 
+    compiled = cond.path == "compiled"
     jax.clear_caches()
-    fn = jax.jit(layer) if path == "compiled" else layer
+    fn = jax.jit(layer) if compiled else layer
+    label = cond.label
     # the persistent cache stays off for the whole run: switching it back on changes JAX's config, which is part
     # of the compile-cache key, and the first steady-state call would compile again
     with persistent_cache_disabled(jax) as settings:
@@ -121,13 +95,12 @@ def run_jax(path: str, precision: str, m: int, k: int = 1024, n: int = 1024, *, 
         try:
             y = fn(x, w, b).block_until_ready()
         except Exception as exc:  # noqa: BLE001
-            what = "jax.jit 실패" if path == "compiled" else "실행 실패"
-            return unsupported("jax", path, precision, mm, kk, nn, f"{what}: {reason(exc)}", env)
+            what = "jax.jit 실패" if compiled else "실행 실패"
+            return unsupported(cond, f"{what}: {reason(exc)}", env)
         first = time.perf_counter() - t0
         cache_size = getattr(fn, "_cache_size", None)
-        after_first = cache_size() if (path == "compiled" and cache_size) else None
-        acc_first = check_accuracy(np.asarray(y.astype(jnp.float32)), y_ref, precision, tolerance)
-        label = f"jax {path} {precision} M={mm}"
+        after_first = cache_size() if (compiled and cache_size) else None
+        acc_first = check_accuracy(np.asarray(y.astype(jnp.float32)), y_ref, cond.precision, opts.tolerance)
 
         device_call = LastOutput(lambda: fn(x, w, b).block_until_ready())
 
@@ -137,37 +110,42 @@ def run_jax(path: str, precision: str, m: int, k: int = 1024, n: int = 1024, *, 
         notes: list[str] = list(env.caveats())
         gpu = None
         if env.kind == "cpu":
-            n_rounds = rounds if rounds is not None else reps  # one call of each boundary per round
-            s = interleaved({"device": device_call, "copies": copies}, warmup, reps, n_rounds, warmup_s=warmup_s)
+            n_rounds = opts.rounds if opts.rounds is not None else reps  # one call of each boundary per round
+            s = interleaved({"device": device_call, "copies": copies}, warmup, reps, n_rounds,
+                            warmup_s=opts.warmup_s)
             dev_samples, xfer_samples = s["device"], s["copies"]
             notes.append("CPU 실행: 호스트와 장치가 같아 '전송 포함'의 복사는 메모리 복사일 뿐입니다")
         else:
             n_rounds = 1
-            warm_up(device_call, min_time_s=warmup_s, min_calls=warmup)
+            warm_up(device_call, min_time_s=opts.warmup_s, min_calls=warmup)
             dev_samples = time_calls(device_call, 0, reps)
             xfer_samples = time_calls(copies, warmup, reps)
-            gpu = GpuTimings(summarize(dev_samples, noisy_threshold, label=f"{label} (호출 1회)"),
-                             summarize(_back_to_back(lambda: fn(x, w, b), max(2, reps // batch), batch),
-                                       noisy_threshold, label=f"{label} (연속 호출)"), batch=batch, clock="host")
+            b2b = time_batches(lambda: fn(x, w, b), max(2, reps // opts.batch), opts.batch,
+                               sync=lambda out: out.block_until_ready())
+            gpu = GpuTimings(summarize(dev_samples, opts.noisy_threshold, label=f"{label} (호출 1회)"),
+                             summarize(b2b, opts.noisy_threshold, label=f"{label} (연속 호출)"), batch=opts.batch,
+                             clock="host")
             notes.append("JAX 시간은 호스트 시계(perf_counter + block_until_ready)로 잽니다: PyTorch와 비교할 때는 "
                          "PyTorch의 호스트 시계 값(호출 1회, 호스트 시계)을 쓰십시오")
-        acc_last = check_accuracy(np.asarray(device_call.value.astype(jnp.float32)), y_ref, precision, tolerance)
+        acc_last = check_accuracy(np.asarray(device_call.value.astype(jnp.float32)), y_ref, cond.precision,
+                                  opts.tolerance)
     recompiles = None
     if after_first is not None:
         recompiles = cache_size() - after_first
         if recompiles:
             notes.append(f"첫 호출 뒤 재컴파일 {recompiles}회: 반복 측정에 컴파일 시간이 섞였을 수 있습니다")
     cold = None
-    if cold_compile and path == "compiled":
+    if opts.cold_compile and compiled:
         from .coldstart import cold_first_call
 
-        cold = cold_first_call("jax", path, precision, mm, kk, nn, device=platform)
-    return BenchResult("jax", path, precision, mm, kk, nn, "ok", "", env, first,
-                       summarize(dev_samples, noisy_threshold, label=f"{label} (장치 상주)"),
-                       summarize(xfer_samples, noisy_threshold, label=f"{label} (전송 포함)"),
-                       acc_first, recompiles, False if path == "compiled" else None, warmup, reps, tuple(notes),
+        cold = cold_first_call(cond, device=platform)
+    return BenchResult(cond, environment=env, first_call_s=first,
+                       device=summarize(dev_samples, opts.noisy_threshold, label=f"{label} (장치 상주)"),
+                       with_transfer=summarize(xfer_samples, opts.noisy_threshold, label=f"{label} (전송 포함)"),
+                       accuracy_first=acc_first, recompiles=recompiles,
+                       compile_cache_hit=False if compiled else None, warmup=warmup, reps=reps, notes=tuple(notes),
                        accuracy_last=acc_last, gpu=gpu, first_call_cold_s=cold, setup_s=setup_s, settings=settings,
                        rounds=n_rounds)
 
 
-__all__ = ["JAX_BATCH", "persistent_cache_disabled", "run_jax"]
+__all__ = ["run_jax"]

@@ -16,13 +16,15 @@ from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from .. import evidence
 from .._check import positive_int
 from .environment import Environment
+from .results import OK, UNSUPPORTED
+from .settings import fp32_matmul_precision
 from .target import TARGET_TIMED_S, Target, calibrate, cpu_threads, environment_of, resolve, time_kernel
 from .timing import Timing, check_count, summarize
 
@@ -33,7 +35,6 @@ DTYPE_BYTES: dict[str, int] = {"fp32": 4, "tf32": 4, "bf16": 2, "fp16": 2, "fp8"
 #: fp32: sqrt(k) u |c| ~ 1e-5 at k = 8192; tf32 rounds inside the unit (u = 2^-11): ~ 2e-3 at the max;
 #: bf16 / fp8 round the output to BF16 (2^-9 relative, |c| < 6): <= 0.012; fp16 output: <= 0.003.
 TOLERANCE: dict[str, float] = {"fp32": 1e-3, "tf32": 2e-2, "bf16": 2.0**-4, "fp16": 1e-2, "fp8": 2.0**-4}
-OK, UNSUPPORTED = "ok", "unsupported"
 #: One sample lasts at least this long, seconds.
 MIN_SAMPLE_S = 2e-3
 
@@ -144,32 +145,6 @@ def unsupported_reason(target: Target, precision: str, capability: tuple[int, in
     return ""
 
 
-@contextlib.contextmanager
-def fp32_matmul_mode(torch: Any, precision: str) -> Iterator[None]:
-    """FP32 matmuls in IEEE FP32 (``"fp32"``) or TF32 (``"tf32"``) inside; the previous setting restored after.
-
-    Uses ``torch.backends.cuda.matmul.fp32_precision`` (PyTorch >= 2.9), else
-    ``set_float32_matmul_precision("highest" / "high")``. Other precisions leave it alone.
-    """
-    if precision not in ("fp32", "tf32"):
-        yield
-        return
-    matmul = torch.backends.cuda.matmul
-    new_api = hasattr(matmul, "fp32_precision")
-    before = matmul.fp32_precision if new_api else torch.get_float32_matmul_precision()
-    try:
-        if new_api:
-            matmul.fp32_precision = "ieee" if precision == "fp32" else "tf32"
-        else:
-            torch.set_float32_matmul_precision("highest" if precision == "fp32" else "high")
-        yield
-    finally:
-        if new_api:
-            matmul.fp32_precision = before
-        else:
-            torch.set_float32_matmul_precision(before)
-
-
 def default_size(device: str | Target = "auto") -> int:
     """Square size that saturates the device: 2048 on a CPU, 4096 on MPS, 8192 on a GPU or TPU."""
     target = device if isinstance(device, Target) else resolve(device)
@@ -246,7 +221,7 @@ def gemm(m: int, k: int, n: int, precision: str = "fp32", device: str = "auto", 
 
                 a, b, call = _torch_operands(torch, mm, kk, nn, prec, target.device, seed)
                 to_np = lambda t: t.float().cpu().numpy()  # noqa: E731
-                mode = fp32_matmul_mode(torch, prec)
+                mode = fp32_matmul_precision(torch, prec)
             with mode:
                 auto_inner, per_call = calibrate(call, target, MIN_SAMPLE_S, 1000)
                 n_inner = auto_inner if inner is None else inner
@@ -328,5 +303,5 @@ def compare_with_torch_benchmark(m: int, k: int, n: int, precision: str = "fp32"
 
 
 __all__ = ["DTYPE_BYTES", "GemmComparison", "GemmResult", "PRECISIONS", "TOLERANCE", "check_precision",
-           "compare_with_torch_benchmark", "default_size", "fp32_matmul_mode", "gemm", "gemm_sweep",
+           "compare_with_torch_benchmark", "default_size", "gemm", "gemm_sweep",
            "unsupported_reason"]

@@ -1,9 +1,10 @@
 """The source's reference measurements (A100-SXM4-40GB / PyTorch, TPU v5 lite / JAX, 2026-10-19) as data.
 
 The numbers live in ``xpucalc/catalog/data/reference_runs.csv`` (milliseconds, TFLOP/s and
-GB/s, as published); :func:`load` returns them as typed records in SI units.
-:func:`table` renders them, :func:`plot_beside` draws a reader's own
-:class:`~xpucalc.bench.BenchResult` list next to them.
+GB/s, as published); :func:`load` returns them as typed records in SI units, and
+:func:`floor_gap` holds each beside its roofline floor on the same device's spec sheet.
+``xpucalc.render.bench_tables`` shows them as tables, ``xpucalc.render.bench_plots`` draws
+them (and a reader's own :class:`~xpucalc.bench.BenchResult` list next to them).
 """
 from __future__ import annotations
 
@@ -12,14 +13,12 @@ import io
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
 
 from .. import evidence
 from ..catalog.store import read_text
-from ..render.plot import COLUMN_WIDTH_IN
-from ..render.table import Table
-from ..units import GB, MS, TFLOPS, US
 from ..core.workload import LinearLayer, linear_layer
+from ..units import GB, MS, TFLOPS
+from .conditions import DTYPE_BYTES, PATH_LABELS
 
 #: Columns of reference_runs.csv, in order.
 COLUMNS: tuple[str, ...] = (
@@ -28,15 +27,12 @@ COLUMNS: tuple[str, ...] = (
     "effective_gbps", "max_abs_err", "passed", "date", "source",
 )
 
-#: The timing boundaries a plot can show: field of ReferenceRun / BenchResult, Korean name.
+#: The timing boundaries of a run: field of ReferenceRun / BenchResult, Korean name.
 BOUNDARIES: dict[str, str] = {
     "device": "장치 상주, 호출 1회 중앙값",
     "with_transfer": "전송 포함, 호출 1회 중앙값",
     "first_call": "최초 1회 (컴파일·초기화 포함)",
 }
-
-_PATH_LABELS = {("torch", "eager"): "PyTorch Eager", ("torch", "compiled"): "torch.compile",
-                ("jax", "eager"): "JAX Eager", ("jax", "compiled"): "jax.jit (XLA)"}
 
 
 @dataclass(frozen=True)
@@ -84,11 +80,13 @@ class ReferenceRun:
 
     @property
     def workload(self) -> LinearLayer:
-        return linear_layer(self.m, self.k, self.n, 4 if self.precision == "fp32" else 2)
+        """F = 2mkn, Q_min and I of the run's layer at its precision."""
+        return linear_layer(self.m, self.k, self.n, DTYPE_BYTES[self.precision])
 
     @property
     def path_label(self) -> str:
-        return _PATH_LABELS.get((self.framework, self.path), self.path)
+        """Display name of the path, e.g. ``"torch.compile"``."""
+        return PATH_LABELS.get((self.framework, self.path), self.path)
 
     def key(self) -> tuple[str, str, int]:
         """(path, precision, m): how reference rows line up with a reader's results."""
@@ -97,10 +95,11 @@ class ReferenceRun:
     def time_s(self, boundary: str) -> float:
         """Time of ``boundary`` (``"device"``, ``"with_transfer"``, ``"first_call"``), seconds."""
         return {"device": self.device_s, "with_transfer": self.with_transfer_s,
-                "first_call": self.first_call_s}[_boundary(boundary)]
+                "first_call": self.first_call_s}[check_boundary(boundary)]
 
 
-def _boundary(boundary: str) -> str:
+def check_boundary(boundary: str) -> str:
+    """``boundary`` if it is one of :data:`BOUNDARIES`, else ValueError naming them."""
     if boundary not in BOUNDARIES:
         raise ValueError(f"boundary must be one of {', '.join(BOUNDARIES)}, got {boundary!r}")
     return boundary
@@ -160,116 +159,6 @@ def get(device_key: str, path: str, precision: str, m: int) -> ReferenceRun:
     raise KeyError(f"no reference run for {device_key!r} path={path!r} precision={precision!r} m={m!r}")
 
 
-TABLE_HEADERS = ["장치", "실행 경로", "정밀도", "M", "산술 강도 I (FLOP/B)", "최초 1회 (ms)",
-                 "장치 상주, 호출 1회 중앙값 (ms)", "전송 포함, 호출 1회 중앙값 (ms)", "F / 호출 1회 시간 (TFLOP/s)",
-                 "Q_min / 호출 1회 시간 (GB/s)", "최대 절대 오차 (판정)", "근거"]
-
-
-def table(runs: Sequence[ReferenceRun] | None = None, caption: str = "") -> Table:
-    """The reference runs as a Table (milliseconds for display), with software, date and source as notes."""
-    runs = load() if runs is None else list(runs)
-    t = Table(list(TABLE_HEADERS), caption=caption)
-    for r in runs:
-        t.add(r.device, r.path_label, r.precision.upper(), r.m, f"{r.intensity:.2f}", f"{r.first_call_s / MS:,.3f}",
-              f"{r.device_s / MS:.4f}", f"{r.with_transfer_s / MS:.4f}", f"{r.achieved_flops / TFLOPS:.3f}",
-              f"{r.effective_bandwidth / GB:.1f}", f"{r.max_abs_err:.2e} ({'통과' if r.passed else '실패'})",
-              r.evidence)
-    seen: list[str] = []
-    for r in runs:
-        note = (f"{r.device}: {r.framework} {r.framework_version}, {r.runtime}, 측정일 {r.date}, "
-                f"출처 {r.source}")
-        if note not in seen:
-            seen.append(note)
-    seen.append("'호출 1회'는 호출마다 끝날 때까지 기다린 한 번의 시간입니다(CUDA 이벤트 + 동기화, block_until_ready). "
-                "파이썬 디스패치와 커널 실행 시작 비용이 들어 있어 커널 시간이 아닙니다.")
-    t.notes = seen
-    return t
-
-
-def _group_label(key: tuple[str, str, int], framework: str) -> str:
-    path, precision, m = key
-    name = _PATH_LABELS.get((framework, path), path)
-    return f"{name}\n{precision.upper()}, M={m}"
-
-
-def plot_beside(results: Sequence[Any], reference_runs: Sequence[ReferenceRun], boundary: str = "device",
-                ax: Any = None, title: str | None = None, mine_label: str | None = None) -> Any:
-    """Grouped bars (log scale, ms) of a reader's results next to the reference runs.
-
-    Args:
-        results: :class:`~xpucalc.bench.BenchResult` objects (unsupported ones are marked "미지원").
-        reference_runs: reference rows to compare with, usually ``load("a100-sxm4-40gb")``.
-        boundary: ``"device"``, ``"with_transfer"`` or ``"first_call"``.
-        ax: matplotlib axes (new figure if None).
-        title: axes title (Korean default).
-        mine_label: legend label of the reader's bars (default: device label + evidence).
-
-    Returns:
-        the matplotlib axes. Groups follow the reference's (path, precision, M) order,
-        followed by any of the reader's keys the reference lacks.
-    """
-    import matplotlib.pyplot as plt
-    import numpy as np
-    from matplotlib.ticker import FuncFormatter, NullFormatter
-
-    from ..render.plot import setup_korean_font
-
-    _boundary(boundary)
-    if not reference_runs:
-        raise ValueError("reference_runs must hold at least one ReferenceRun")
-    setup_korean_font()
-    if ax is None:
-        _, ax = plt.subplots(figsize=(COLUMN_WIDTH_IN, 5.0))
-    ref_by_key = {r.key(): r for r in reference_runs}
-    mine_by_key = {r.key(): r for r in results}
-    keys = list(ref_by_key) + [k for k in mine_by_key if k not in ref_by_key]
-    framework = reference_runs[0].framework
-    x = np.arange(len(keys))
-    width = 0.38
-
-    def mine_time(r: Any) -> float | None:
-        if not r.ok:
-            return None
-        if boundary == "first_call":
-            return r.first_call_s
-        timing = r.device if boundary == "device" else r.with_transfer
-        return None if timing is None else timing.median_s
-
-    ref_vals = [ref_by_key[k].time_s(boundary) / MS if k in ref_by_key else np.nan for k in keys]
-    mine_vals = []
-    for k in keys:
-        r = mine_by_key.get(k)
-        t = mine_time(r) if r is not None else None
-        mine_vals.append(np.nan if t is None else t / MS)
-    ref0 = reference_runs[0]
-    ax.bar(x - width / 2, ref_vals, width, color="#4C72B0",
-           label=f"{ref0.device} ({ref0.framework} {ref0.framework_version}, {ref0.date}, {ref0.evidence})")
-    if mine_label is None:
-        envs = [r.environment for r in results if getattr(r, "environment", None) is not None]
-        mine_label = (f"내 실행: {envs[0].label()} ({envs[0].framework} {envs[0].framework_version}, "
-                      f"{envs[0].date}, {envs[0].evidence})") if envs else "내 실행"
-    ax.bar(x + width / 2, mine_vals, width, color="#DD8452", label=mine_label)
-    ax.set_yscale("log")
-    # plain decimal tick labels ("0.1", "10"): readable, and no mathtext minus sign that the Korean font lacks
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-    ax.yaxis.set_minor_formatter(NullFormatter())
-    finite = [v for v in ref_vals + mine_vals if np.isfinite(v) and v > 0]
-    lo = min(finite) if finite else 1e-3
-    hi = max(finite) if finite else 1.0
-    ax.set_ylim(lo / 2, hi * 15)  # headroom above the bars for the legend
-    for i, (k, v) in enumerate(zip(keys, mine_vals)):
-        if not np.isfinite(v):
-            reason = "미지원" if k in mine_by_key else "미실행"
-            ax.text(x[i] + width / 2, lo, reason, ha="center", va="bottom", fontsize=9.5, rotation=90, color="crimson")
-    ax.set_xticks(x)
-    ax.set_xticklabels([_group_label(k, framework) for k in keys], fontsize=9.5)
-    ax.set_ylabel("시간 (ms, 로그 축)")
-    ax.set_title(title or f"{BOUNDARIES[boundary]}: 내 실행과 기준 실측 비교")
-    ax.grid(True, axis="y", which="both", alpha=0.3)
-    ax.legend(fontsize=9.5, loc="upper left")
-    return ax
-
-
 # --------------------------------------------------------------------------- measured vs roofline floor
 
 @dataclass(frozen=True)
@@ -322,72 +211,6 @@ def floor_gaps(runs: Sequence[ReferenceRun] | None = None) -> list[FloorGap]:
     return [floor_gap(r) for r in (load() if runs is None else runs)]
 
 
-FLOOR_HEADERS = ["장치 · 경로", "정밀도, M", "잰 값: 호출 1회 중앙값 (µs)", "루프라인 하한 (µs)", "잰 값 / 하한 (배)",
-                 "하한을 정한 항", "Q_min / 잰 값 ÷ 사양 대역폭", "근거"]
-
-#: Short device names for narrow tables and plot labels.
-SHORT_NAMES: dict[str, str] = {"a100-sxm4-40gb": "A100", "tpu-v5e": "TPU v5e"}
-
-
-def floor_table(runs: Sequence[ReferenceRun] | None = None, caption: str = "") -> Table:
-    """Measured per-call time beside the roofline floor and the gap, one row per run (µs)."""
-    t = Table(list(FLOOR_HEADERS), caption=caption)
-    for fg in floor_gaps(runs):
-        r = fg.run
-        head = [f"{SHORT_NAMES.get(r.device_key, r.device)} · {r.path_label}", f"{r.precision.upper()}, M={r.m}",
-                f"{r.device_s / US:,.1f}"]
-        if fg.floor_s is None:
-            t.add(*head, "카탈로그에 없음", "—", "—", "—", r.evidence)
-            continue
-        share = fg.bandwidth_share
-        t.add(*head, f"{fg.floor_s / US:,.2f}", f"{fg.gap:,.0f}", "메모리" if fg.bound == "memory" else "연산",
-              "—" if share is None else f"{share:.1%}", f"{r.evidence} / {evidence.COMPUTED}")
-    t.notes = ["하한 = max(F / 최대 연산 성능, Q_min / 메모리 대역폭), 카탈로그의 해당 정밀도 밀집(dense) 최대 성능과 "
-               "대역폭으로 계산(분석 계산). 잰 값은 원자료의 장치 상주 중앙값(호출 1회, 실측).",
-               "TPU v5e는 카탈로그에 FP32 최대 성능이 없어 FP32 행의 하한을 계산하지 않습니다."]
-    return t
-
-
-def plot_floor(runs: Sequence[ReferenceRun] | None = None, precision: str = "bf16", ax: Any = None) -> Any:
-    """Bars (log scale, µs) of the measured per-call time and the roofline floor for ``precision``'s runs.
-
-    Returns the matplotlib axes. One group per (device, path, M); the floor bars carry their value,
-    the measured bars the gap ("37배").
-    """
-    import matplotlib.pyplot as plt
-    import numpy as np
-    from matplotlib.ticker import FuncFormatter, NullFormatter
-
-    from ..render.plot import setup_korean_font
-
-    setup_korean_font()
-    gaps = [fg for fg in floor_gaps(runs) if fg.run.precision == precision and fg.floor_s is not None]
-    if not gaps:
-        raise ValueError(f"precision {precision!r}: no reference run with a roofline floor; use 'bf16' or 'fp32'")
-    if ax is None:
-        _, ax = plt.subplots(figsize=(COLUMN_WIDTH_IN, 5.0))
-    x = np.arange(len(gaps))
-    width = 0.38
-    measured = [fg.run.device_s / US for fg in gaps]
-    floors = [fg.floor_s / US for fg in gaps]
-    b1 = ax.bar(x - width / 2, measured, width, color="#4C72B0", label="잰 값: 호출 1회 중앙값 (실측)")
-    b2 = ax.bar(x + width / 2, floors, width, color="#55A868", label="루프라인 하한 (분석 계산)")
-    ax.bar_label(b1, labels=[f"{fg.gap:,.0f}배" for fg in gaps], fontsize=9, padding=1)
-    ax.bar_label(b2, labels=[f"{v:.2f}" for v in floors], fontsize=9, padding=1)
-    ax.set_yscale("log")
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-    ax.yaxis.set_minor_formatter(NullFormatter())
-    ax.set_ylim(min(floors) / 2, max(measured) * 6)
-    ax.set_xticks(x)
-    ax.set_xticklabels([f"{SHORT_NAMES.get(fg.run.device_key, fg.run.device)}\n{fg.run.path_label}\nM={fg.run.m}"
-                        for fg in gaps], fontsize=9.5)
-    ax.set_ylabel("시간 (µs, 로그 축)")
-    ax.set_title(f"{precision.upper()}: 잰 시간과 루프라인 하한")
-    ax.grid(True, axis="y", which="both", alpha=0.3)
-    ax.legend(fontsize=9.5, loc="upper right")
-    return ax
-
-
 def transfer_ratios(run: ReferenceRun) -> tuple[float, float]:
     """(total / device, extra / device) of a run's with-copies time: the two like-for-like transfer readings."""
     return run.with_transfer_s / run.device_s, (run.with_transfer_s - run.device_s) / run.device_s
@@ -399,6 +222,5 @@ def throughput_drop(big: ReferenceRun, small: ReferenceRun) -> float:
     return (big.workload.flops / big.device_s) / (small.workload.flops / small.device_s)
 
 
-__all__ = ["BOUNDARIES", "COLUMNS", "FLOOR_HEADERS", "FloorGap", "ReferenceRun", "SHORT_NAMES", "TABLE_HEADERS", "floor_gap",
-           "floor_gaps", "floor_table", "get", "load", "plot_beside", "plot_floor", "table", "throughput_drop",
-           "transfer_ratios"]
+__all__ = ["BOUNDARIES", "COLUMNS", "FloorGap", "ReferenceRun", "check_boundary", "floor_gap", "floor_gaps", "get",
+           "load", "throughput_drop", "transfer_ratios"]

@@ -1,16 +1,15 @@
-"""What one grid cell measured: :class:`BenchResult`, :class:`GpuTimings` and the unsupported record."""
+"""What one grid cell measured: :class:`BenchResult`, :class:`GpuTimings`, the unsupported record, and both as JSON."""
 from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass
 
 from .. import evidence
-from .._check import positive, positive_int
-from ..core.workload import LinearLayer, linear_layer
+from ..core.workload import LinearLayer
 from .accuracy import Accuracy, worst
-from .conditions import DTYPE_BYTES, PATH_LABELS, PATHS, PRECISIONS, check_choice
+from .conditions import Condition
 from .environment import Environment, short
-from .timing import Timing, check_count
+from .timing import Timing
 
 OK = "ok"
 UNSUPPORTED = "unsupported"
@@ -57,13 +56,11 @@ class GpuTimings:
 
 @dataclass(frozen=True)
 class BenchResult:
-    """One cell of the grid (framework x path x precision x M) and what was measured.
+    """One cell of the grid (a :class:`~xpucalc.bench.conditions.Condition`) and what was measured.
 
     Attributes:
-        framework: ``"torch"`` or ``"jax"``.
-        path: ``"eager"`` or ``"compiled"``.
-        precision: ``"fp32"`` or ``"bf16"``.
-        m, k, n: shapes of X [m, k] and W [k, n].
+        condition: framework, path, precision and shape; also readable as ``framework``, ``path``,
+            ``precision``, ``m``, ``k``, ``n``.
         status: ``"ok"`` or ``"unsupported"``.
         reason: why a result is unsupported (Korean, for the table).
         environment: where it ran (None if the framework could not even start).
@@ -88,12 +85,7 @@ class BenchResult:
         rounds: interleaved rounds the steady-state repetitions were split into.
     """
 
-    framework: str
-    path: str
-    precision: str
-    m: int
-    k: int = 1024
-    n: int = 1024
+    condition: Condition
     status: str = OK
     reason: str = ""
     environment: Environment | None = None
@@ -116,6 +108,36 @@ class BenchResult:
     rounds: int = 1
 
     @property
+    def framework(self) -> str:
+        """``"torch"`` or ``"jax"``."""
+        return self.condition.framework
+
+    @property
+    def path(self) -> str:
+        """``"eager"`` or ``"compiled"``."""
+        return self.condition.path
+
+    @property
+    def precision(self) -> str:
+        """``"fp32"`` or ``"bf16"``."""
+        return self.condition.precision
+
+    @property
+    def m(self) -> int:
+        """Rows of X."""
+        return self.condition.m
+
+    @property
+    def k(self) -> int:
+        """Columns of X, rows of W."""
+        return self.condition.k
+
+    @property
+    def n(self) -> int:
+        """Columns of W."""
+        return self.condition.n
+
+    @property
     def ok(self) -> bool:
         """True when the condition ran (status ``"ok"``)."""
         return self.status == OK
@@ -128,12 +150,12 @@ class BenchResult:
     @property
     def workload(self) -> LinearLayer:
         """The analytic workload (F = 2mkn, Q_min, I) at this precision."""
-        return linear_layer(self.m, self.k, self.n, DTYPE_BYTES[self.precision])
+        return self.condition.workload
 
     @property
     def path_label(self) -> str:
         """Display name of the path, e.g. ``"torch.compile"``."""
-        return PATH_LABELS.get((self.framework, self.path), f"{self.framework} {self.path}")
+        return self.condition.path_label
 
     @property
     def evidence(self) -> str:
@@ -189,14 +211,12 @@ class BenchResult:
 
     def key(self) -> tuple[str, str, int]:
         """(path, precision, m): how results line up with reference runs."""
-        return (self.path, self.precision, self.m)
+        return self.condition.key()
 
 
-def unsupported(framework: str, path: str, precision: str, m: int, k: int, n: int, reason: str,
-                environment: Environment | None = None) -> BenchResult:
+def unsupported(condition: Condition, reason: str, environment: Environment | None = None) -> BenchResult:
     """A result for something a backend cannot do: status ``unsupported`` and the reason."""
-    return BenchResult(framework, path, precision, m, k, n, status=UNSUPPORTED, reason=reason,
-                       environment=environment)
+    return BenchResult(condition, status=UNSUPPORTED, reason=reason, environment=environment)
 
 
 def reason(exc: BaseException) -> str:
@@ -204,18 +224,50 @@ def reason(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {short(str(exc))}"
 
 
-def validate(path: str, precision: str, m: int, k: int, n: int, warmup: int | None, reps: int | None,
-             noisy_threshold: float) -> tuple[int, int, int]:
-    """Check a runner's arguments (ValueError naming the bad one); returns ``(m, k, n)`` as ints."""
-    check_choice(path, "path", PATHS)
-    check_choice(precision, "precision", PRECISIONS)
-    mm, kk, nn = positive_int(m, "m"), positive_int(k, "k"), positive_int(n, "n")
-    if warmup is not None:
-        check_count(warmup, "warmup", 0)
-    if reps is not None:
-        check_count(reps, "reps", 1)
-    positive(noisy_threshold, "noisy_threshold")
-    return mm, kk, nn
+def startup_reason(exc: BaseException) -> str:
+    """Why a runner could not read its environment: a RuntimeError's own (Korean) message, else :func:`reason`."""
+    return str(exc) if isinstance(exc, RuntimeError) else reason(exc)
 
 
-__all__ = ["BenchResult", "GpuTimings", "OK", "UNSUPPORTED", "reason", "unsupported", "validate"]
+# --------------------------------------------------------------------------- as JSON
+
+def timing_record(t: Timing | None) -> dict | None:
+    """A :class:`~xpucalc.bench.timing.Timing` as plain numbers (seconds), for JSON; None stays None."""
+    if t is None:
+        return None
+    return {"median_s": t.median_s, "min_s": t.min_s, "p10_s": t.p10_s, "q1_s": t.q1_s, "q3_s": t.q3_s,
+            "n": t.n, "noisy": t.noisy, "bimodal": t.bimodal}
+
+
+def result_record(r: BenchResult) -> dict:
+    """One result as a JSON-ready dict: the condition, every timing (seconds), accuracy, environment, evidence."""
+    env = r.environment
+    g = r.gpu
+    return {
+        "framework": r.framework, "path": r.path, "precision": r.precision, "m": r.m, "k": r.k, "n": r.n,
+        "status": r.status, "reason": r.reason, "evidence": r.evidence,
+        "first_call_s": r.first_call_s, "first_call_cold_s": r.first_call_cold_s, "setup_s": r.setup_s,
+        "compile_cache_hit": r.compile_cache_hit, "recompiles": r.recompiles, "cudagraph_skips": r.cudagraph_skips,
+        "device": timing_record(r.device), "with_transfer": timing_record(r.with_transfer),
+        "with_transfer_pinned": timing_record(r.with_transfer_pinned),
+        "gpu": None if g is None else {
+            "per_call": timing_record(g.per_call), "back_to_back": timing_record(g.back_to_back),
+            "kernel": timing_record(g.kernel), "per_call_l2_cold": timing_record(g.per_call_l2_cold),
+            "kernel_l2_cold": timing_record(g.kernel_l2_cold), "per_call_host": timing_record(g.per_call_host),
+            "batch": g.batch, "flush_bytes": g.flush_bytes, "clock": g.clock},
+        "accuracy_first": None if r.accuracy_first is None else r.accuracy_first.max_abs_err,
+        "accuracy_last": None if r.accuracy_last is None else r.accuracy_last.max_abs_err,
+        "accuracy_passed": None if r.accuracy is None else r.accuracy.passed,
+        "settings": dict(r.settings), "warmup": r.warmup, "reps": r.reps, "rounds": r.rounds, "notes": list(r.notes),
+        "environment": None if env is None else {
+            "framework": env.framework, "framework_version": env.framework_version, "kind": env.kind,
+            "name": env.name, "count": env.count, "device_index": env.device_index,
+            "compute_capability": env.compute_capability, "l2_bytes": env.l2_bytes, "sm_clock_hz": env.sm_clock_hz,
+            "sm_clock_max_hz": env.sm_clock_max_hz, "driver": env.driver, "runtime": env.runtime,
+            "threads": env.threads, "python": env.python, "platform": env.platform, "date": env.date,
+            "caveats": list(env.caveats()), "extra": dict(env.extra)},
+    }
+
+
+__all__ = ["BenchResult", "GpuTimings", "OK", "UNSUPPORTED", "reason", "result_record", "startup_reason",
+           "timing_record", "unsupported"]

@@ -7,7 +7,7 @@
   per-call latency (each call waited for alone), back-to-back time (``batch``
   calls between two events / ``batch``) and CUDA-graph replay (nearly pure
   kernel time). On a CPU the first two are measured and the graph is
-  unsupported; the CUDA calls go through ``xpucalc.bench.cuda_timing``.
+  unsupported; on CUDA they are ``xpucalc.bench.cuda_timing.three_numbers``.
 * ``kernel_summary`` -- ``torch.profiler`` over a few calls: kernel (GPU)
   or operator (CPU) names and counts per call, and whether bias + ReLU ran
   inside the matrix-multiply kernel.
@@ -21,32 +21,23 @@ from typing import Any
 from .. import evidence
 from .._check import positive_int
 from ..core.workload import LinearLayer, linear_layer
+from . import cuda_timing
+from .accuracy import make_inputs
+from .conditions import DTYPE_BYTES, PRECISIONS, check_choice
 from .target import Target, calibrate, cpu_threads, resolve, time_kernel, wait_for
-from .timing import Timing, check_count, summarize, time_calls, time_rounds, warm_up
+from .timing import Timing, batched, check_count, summarize, time_rounds, warm_up
 
 #: The lab's M values: powers of two from 1 to 8192.
 DEFAULT_MS: tuple[int, ...] = tuple(2**i for i in range(14))
-#: Precisions of the layer and their element sizes, bytes.
-DTYPE_BYTES: dict[str, int] = {"fp32": 4, "bf16": 2}
 #: Substrings that mark a matrix-multiply kernel in a profiler trace (lower case).
 GEMM_MARKERS: tuple[str, ...] = ("gemm", "addmm", "aten::mm", "matmul", "cutlass", "cublas", "xmma", "sm90_", "sm80_",
                                  "dot", "ampere_", "volta_", "turing_")
 
 
-def _check_precision(precision: object) -> str:
-    if precision not in DTYPE_BYTES:
-        raise ValueError(f"precision must be one of {', '.join(map(repr, DTYPE_BYTES))}, got {precision!r}")
-    return str(precision)
-
-
 def make_layer(m: int, k: int, n: int, precision: str, target: Target, seed: int = 0) -> Callable[[], Any]:
-    """One call of Y = ReLU(XW + b) on ``target`` with inputs already there (PyTorch ``addmm`` + ``relu``, or ``jax.jit``)."""
-    import numpy as np
-
-    rng = np.random.default_rng(seed)
-    x = rng.standard_normal((m, k), dtype=np.float32)
-    w = rng.standard_normal((k, n), dtype=np.float32) / np.float32(np.sqrt(k))
-    b = 0.1 * rng.standard_normal(n, dtype=np.float32)
+    """One call of Y = ReLU(XW + b) on ``target`` with inputs already there (PyTorch ``addmm`` + ``relu``, or ``jax.jit``);
+    the inputs are :func:`~xpucalc.bench.accuracy.make_inputs` of ``seed``."""
+    x, w, b = make_inputs(m, k, n, seed)
     if target.framework == "jax":
         import jax
         import jax.numpy as jnp
@@ -124,7 +115,7 @@ def layer_sweep(ms: Sequence[int] = DEFAULT_MS, k: int = 1024, n: int = 1024, pr
         raise ValueError("ms must hold at least one batch size M")
     mvals = [positive_int(m, "ms") for m in ms]
     kk, nn = positive_int(k, "k"), positive_int(n, "n")
-    prec = _check_precision(precision)
+    prec = check_choice(precision, "precision", PRECISIONS)
     if reps is not None:
         check_count(reps, "reps", 1)
     target = resolve(device)
@@ -177,39 +168,16 @@ class LaunchOverhead:
         return self.per_call.median_s / self.floor_s
 
 
-def cuda_three_numbers(fn: Callable[[], Any], reps: int, batch: int, index: int = 0,
-                       cuda: Any = None) -> tuple[list[float], list[float], list[float] | None, str]:
-    """The three CUDA timings of ``fn`` (already warm): per call, back to back, graph replay; seconds per call.
-
-    Graph capture failures are reported (4th item), not raised. ``cuda`` is the
-    CUDA module (``torch.cuda`` when None); tests pass a recording fake.
-    """
-    from . import cuda_timing
-
-    if cuda is None:
-        import torch
-
-        cuda = torch.cuda
-    per = cuda_timing.per_call(fn, reps, device=index, cuda=cuda)
-    b2b = cuda_timing.back_to_back(fn, reps, batch, device=index, cuda=cuda)
-    try:
-        graph = cuda_timing.capture_graph(fn, batch, device=index, cuda=cuda)
-        replay = cuda_timing.graph_replay(graph, reps, batch, device=index, cuda=cuda)
-        return per, b2b, replay, ""
-    except Exception as exc:  # noqa: BLE001 - capture can fail (allocator, sync inside fn); say so
-        return per, b2b, None, f"CUDA Graph 캡처 실패: {type(exc).__name__}: {str(exc)[:100]}"
-
-
 def launch_overhead(m: int = 1, k: int = 1024, n: int = 1024, precision: str = "fp32", device: str = "auto", *,
                     reps: int = 50, batch: int = 50, threads: int | None = None) -> LaunchOverhead:
     """Per-call vs back-to-back vs CUDA-graph time of the layer at a small ``m``.
 
-    On CUDA: ``cuda_three_numbers``. Elsewhere, in ``reps`` interleaved rounds:
+    On CUDA: ``cuda_timing.three_numbers``. Elsewhere, in ``reps`` interleaved rounds:
     per call = one call and its wait; back to back = ``batch`` calls and one
     wait, / ``batch``; graph unsupported (there is no CUDA graph).
     """
     mm, kk, nn = positive_int(m, "m"), positive_int(k, "k"), positive_int(n, "n")
-    prec = _check_precision(precision)
+    prec = check_choice(precision, "precision", PRECISIONS)
     reps, batch = check_count(reps, "reps", 1), check_count(batch, "batch", 1)
     target = resolve(device)
     with cpu_threads(target, threads):
@@ -217,16 +185,16 @@ def launch_overhead(m: int = 1, k: int = 1024, n: int = 1024, precision: str = "
         wait = wait_for(target)
         warm_up(call, wait, min_time_s=0.1, max_time_s=1.0)
         if target.kind == "cuda":
-            per, b2b, graph, why = cuda_three_numbers(call, reps, batch, target.index)
+            per, b2b, graph, err = cuda_timing.three_numbers(call, reps, batch, device=target.index)
+            why = "" if err is None else f"CUDA Graph 캡처 실패: {type(err).__name__}: {str(err)[:100]}"
         else:
+            calls = batched(call, batch)
+
             def one() -> Any:
                 return wait(call())
 
             def group() -> Any:
-                out = None
-                for _ in range(batch):
-                    out = call()
-                return wait(out)
+                return wait(calls())
 
             # interleaved rounds, so a burst of load from another process hits both alike
             rounds = time_rounds({"per_call": one, "group": group}, rounds=reps, reps_per_round=1)
@@ -312,8 +280,8 @@ def kernel_summary(m: int = 128, k: int = 1024, n: int = 1024, precision: str = 
     target = resolve(device)
     if target.framework != "torch":
         raise ValueError(f"kernel_summary profiles PyTorch only; device {device!r} is a JAX device")
-    fn = make_layer(positive_int(m, "m"), positive_int(k, "k"), positive_int(n, "n"), _check_precision(precision),
-                    target)
+    prec = check_choice(precision, "precision", PRECISIONS)
+    fn = make_layer(positive_int(m, "m"), positive_int(k, "k"), positive_int(n, "n"), prec, target)
     if compiled:
         body = torch.compile(lambda: fn(), dynamic=False)
     else:
@@ -334,5 +302,5 @@ def kernel_summary(m: int = 128, k: int = 1024, n: int = 1024, precision: str = 
     return summarize_events(events, calls, "kernel" if cuda else "operator")
 
 
-__all__ = ["DEFAULT_MS", "KernelSummary", "LaunchOverhead", "LayerPoint", "cuda_three_numbers", "is_gemm",
+__all__ = ["DEFAULT_MS", "KernelSummary", "LaunchOverhead", "LayerPoint", "is_gemm",
            "kernel_summary", "launch_overhead", "layer_sweep", "make_layer", "summarize_events"]

@@ -13,7 +13,6 @@ torch and jax are imported only inside the functions that use them.
 from __future__ import annotations
 
 import contextlib
-import math
 import os
 import re
 import subprocess
@@ -23,13 +22,11 @@ from pathlib import Path
 from typing import Any
 
 from .environment import Environment, jax_environment, torch_environment
-from .timing import check_count, time_calls, warm_up
+from .settings import DEFAULT_CPU_THREADS, torch_threads
+from .timing import batched, calls_to_fill, check_count, time_batches, time_calls, warm_up
 
-#: CPU threads a micro-benchmark uses unless told otherwise (one: see the measurement page on a busy CPU).
-DEFAULT_CPU_THREADS = 1
-#: Seconds of timed calls a benchmark aims for when ``reps`` is None, and the bounds on the count.
+#: Seconds of timed calls a benchmark aims for when ``reps`` is None (bounds: ``timing.MIN_REPS``, ``MAX_REPS``).
 TARGET_TIMED_S = 1.0
-MIN_REPS, MAX_REPS = 5, 200
 #: Last-level cache assumed when neither sysfs nor lscpu tells (bytes).
 FALLBACK_LLC_BYTES = 32 * 2**20
 
@@ -149,23 +146,11 @@ def cpu_threads(target: Target, threads: int | None) -> Iterator[int | None]:
         return
     import torch
 
-    before = torch.get_num_threads()
     if target.kind != "cpu":
-        yield before
-        return
-    want = DEFAULT_CPU_THREADS if threads is None else threads
-    torch.set_num_threads(want)
-    try:
         yield torch.get_num_threads()
-    finally:
-        torch.set_num_threads(before)
-
-
-def default_reps(seconds_per_call: float, target_s: float = TARGET_TIMED_S) -> int:
-    """Timed calls that fill about ``target_s`` seconds, within [``MIN_REPS``, ``MAX_REPS``]."""
-    if not seconds_per_call > 0:
-        return MAX_REPS
-    return int(min(MAX_REPS, max(MIN_REPS, math.ceil(target_s / seconds_per_call))))
+        return
+    with torch_threads(torch, DEFAULT_CPU_THREADS if threads is None else threads) as used:
+        yield used
 
 
 def sync_for(target: Target) -> Callable[[Any], Any] | None:
@@ -193,17 +178,11 @@ def calibrate(call: Callable[[], Any], target: Target, min_sample_s: float = 1e-
               limit: int = 10_000) -> tuple[int, float]:
     """(calls per sample, seconds per call): two waited calls, the second timed.
 
-    Calls per sample make one sample last at least ``min_sample_s``; the seconds per
-    call can go to ``time_kernel`` as ``per_call_s``.
+    Calls per sample make one sample last at least ``min_sample_s`` (at most ``limit``); the
+    seconds per call can go to ``time_kernel`` as ``per_call_s``.
     """
-    import time
-
-    wait = wait_for(target)
-    wait(call())
-    t0 = time.perf_counter()
-    wait(call())
-    dt = max(time.perf_counter() - t0, 1e-9)
-    return int(min(limit, max(1, math.ceil(min_sample_s / dt)))), dt
+    dt = max(time_calls(call, 1, 1, sync=wait_for(target))[0], 1e-9)
+    return calls_to_fill(dt, min_sample_s, 1, limit), dt
 
 
 def inner_for(call: Callable[[], Any], target: Target, min_sample_s: float = 1e-3, limit: int = 10_000) -> int:
@@ -224,12 +203,13 @@ def time_kernel(fn: Callable[[], Any], target: Target, reps: int | None = None, 
     and is divided by ``inner``, so a short kernel is not drowned by the clock
     and the wait. On CUDA the samples are CUDA-event times of the group
     (``xpucalc.bench.cuda_timing.back_to_back``); elsewhere a
-    ``perf_counter`` interval that ends after the wait of ``sync_for``.
+    ``perf_counter`` interval that ends after the wait of ``sync_for``
+    (``xpucalc.bench.timing.time_batches``).
 
     Args:
         fn: one call of the kernel, no arguments.
         target: from ``resolve``.
-        reps: samples (>= 1); None: enough for about ``target_s`` seconds (``default_reps``).
+        reps: samples (>= 1); None: enough for about ``target_s`` seconds (``timing.calls_to_fill``).
         inner: calls per sample (>= 1).
         warmup_s: warm up for at least this long, seconds (and until two windows agree).
         per_call_s: seconds per call measured just before (``calibrate``): used for ``reps=None``,
@@ -242,12 +222,7 @@ def time_kernel(fn: Callable[[], Any], target: Target, reps: int | None = None, 
         reps = check_count(reps, "reps", 1)
     sync = sync_for(target)
     long_call = per_call_s is not None and per_call_s * inner >= LONG_CALL_S
-
-    def group() -> Any:
-        out = None
-        for _ in range(inner):
-            out = fn()
-        return out
+    group = batched(fn, inner)
 
     if target.kind == "cuda" and target.framework == "torch":
         from . import cuda_timing
@@ -266,14 +241,14 @@ def time_kernel(fn: Callable[[], Any], target: Target, reps: int | None = None, 
         if reps is None:
             probe = per_call_s if per_call_s is not None else \
                 cuda_timing.back_to_back(fn, 1, inner, device=target.index, cuda=cuda)[0]
-            reps = default_reps(probe * inner, target_s)
+            reps = calls_to_fill(probe * inner, target_s)
         return cuda_timing.back_to_back(fn, reps, inner, device=target.index, cuda=cuda)
     if not long_call:
         warm_up(group, sync, min_time_s=warmup_s, max_time_s=max(1.0, 4 * warmup_s), window=3)
     if reps is None:
         probe = per_call_s * inner if per_call_s is not None else time_calls(group, 0, 1, sync=sync)[0]
-        reps = default_reps(probe, target_s)
-    return [s / inner for s in time_calls(group, 0, reps, sync=sync)]
+        reps = calls_to_fill(probe, target_s)
+    return time_batches(fn, reps, inner, sync=sync)
 
 
 #: Substrings of a device name (lower case, all must appear) -> spec-catalog key; the first match wins.
@@ -374,5 +349,6 @@ def llc_bytes(sysfs: str | os.PathLike[str] = "/sys/devices/system/cpu") -> int:
     return caches[max(caches)].total_bytes
 
 
-__all__ = ["CATALOG_NAMES", "CacheLevel", "catalog_key", "DEFAULT_CPU_THREADS", "FALLBACK_LLC_BYTES", "Target", "cache_sizes", "cpu_threads",
-           "calibrate", "default_reps", "environment_of", "inner_for", "llc_bytes", "parse_size", "resolve", "sync_for", "time_kernel", "wait_for"]
+__all__ = ["CATALOG_NAMES", "CacheLevel", "FALLBACK_LLC_BYTES", "LONG_CALL_S", "TARGET_TIMED_S", "Target", "cache_sizes",
+           "calibrate", "catalog_key", "cpu_threads", "environment_of", "inner_for", "llc_bytes", "parse_size", "resolve",
+           "sync_for", "time_kernel", "wait_for"]

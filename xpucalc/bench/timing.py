@@ -8,6 +8,9 @@ The API other modules (and other benchmarks: stream, gemm, collectives) build on
   consecutive windows of calls agree (or ``max_time_s`` runs out).
 * :func:`time_rounds` -- several functions timed in interleaved rounds, so a
   burst of load from another process lands on all of them alike.
+* :func:`time_batches` -- ``batch`` calls back to back and one ``sync`` per sample,
+  divided by ``batch``: the host-clock back-to-back time.
+* :func:`calls_to_fill` -- how many calls fill a time budget (repetitions, calls per sample).
 * :func:`summarize` -> :class:`Timing` -- min, p10, median, quartiles, IQR,
   a ``noisy`` flag (IQR/median above a threshold) and a ``bimodal`` flag.
 
@@ -40,6 +43,8 @@ WARMUP_MIN_S = 0.1
 WARMUP_WINDOW = 5
 WARMUP_TOLERANCE = 0.10
 WARMUP_MAX_S = 2.0
+#: Bounds on the timed repetitions a benchmark picks from its time budget (see :func:`calls_to_fill`).
+MIN_REPS, MAX_REPS = 5, 200
 
 Clock = Callable[[], float]
 Sync = Callable[[Any], Any]
@@ -56,6 +61,14 @@ def check_count(value: object, name: str, minimum: int) -> int:
     if value < minimum:
         raise ValueError(f"{name} must be >= {minimum}, got {value!r}")
     return int(value)
+
+
+def calls_to_fill(seconds_per_call: float, budget_s: float, lo: int = MIN_REPS, hi: int = MAX_REPS) -> int:
+    """Calls of ``seconds_per_call`` seconds that fill ``budget_s`` seconds: ceil(budget_s / seconds_per_call),
+    clamped to [``lo``, ``hi``]; ``hi`` when the time per call is not > 0 (too short to measure)."""
+    if not seconds_per_call > 0:
+        return hi
+    return int(min(hi, max(lo, math.ceil(budget_s / seconds_per_call))))
 
 
 # --------------------------------------------------------------------------- statistics
@@ -288,6 +301,26 @@ def time_calls(fn: Callable[[], Any], warmup: int, reps: int, sync: Sync | None 
     return samples
 
 
+def batched(fn: Callable[[], Any], batch: int) -> Callable[[], Any]:
+    """A call that makes ``batch`` (>= 1) calls of ``fn`` back to back and returns the last one's output,
+    so that one wait on it covers the whole group."""
+    batch = check_count(batch, "batch", 1)
+
+    def group() -> Any:
+        for _ in range(batch - 1):
+            fn()
+        return fn()
+
+    return group
+
+
+def time_batches(fn: Callable[[], Any], reps: int, batch: int, sync: Sync | None = None,
+                 clock: Clock = time.perf_counter) -> list[float]:
+    """Back-to-back time: ``reps`` samples of ``batch`` calls and one ``sync`` on the last output, each divided
+    by ``batch``; seconds per call (:func:`time_calls` of :func:`batched`, no warm-up: warm up first)."""
+    return [s / batch for s in time_calls(batched(fn, batch), 0, reps, sync=sync, clock=clock)]
+
+
 def time_rounds(fns: Mapping[str, Callable[[], Any]], rounds: int, reps_per_round: int,
                 sync: Sync | None = None, clock: Clock = time.perf_counter) -> dict[str, list[float]]:
     """Time several functions in interleaved rounds; seconds per call for each name.
@@ -379,8 +412,8 @@ def interleaved(fns: Mapping[str, Callable[[], Any]], warmup: int, reps: int, ro
 
 
 __all__ = [
-    "BIMODAL_GAP", "BIMODAL_MIN_SHARE", "LastOutput", "NOISY_THRESHOLD", "NoisyTimingWarning", "Timing",
-    "WARMUP_MAX_S", "WARMUP_MIN_S", "WARMUP_TOLERANCE", "WARMUP_WINDOW", "check_count", "gc_paused", "interleaved",
-    "is_bimodal", "quantile",
-    "summarize", "time_calls", "time_rounds", "warm_up",
+    "BIMODAL_GAP", "BIMODAL_MIN_SHARE", "LastOutput", "MAX_REPS", "MIN_REPS", "NOISY_THRESHOLD", "NoisyTimingWarning",
+    "Timing", "WARMUP_MAX_S", "WARMUP_MIN_S", "WARMUP_TOLERANCE", "WARMUP_WINDOW", "batched", "calls_to_fill",
+    "check_count", "gc_paused", "interleaved", "is_bimodal", "quantile", "summarize", "time_batches", "time_calls",
+    "time_rounds", "warm_up",
 ]

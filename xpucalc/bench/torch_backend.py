@@ -4,7 +4,7 @@ What :func:`run_torch` does, in order:
 
 1. records the environment, sets the CPU thread count (1 by default), FP32
    matmul precision ``"ieee"`` through the current API (restored after), and
-   records the BF16 reduced-precision-reduction flag;
+   records the BF16 reduced-precision-reduction flag (``xpucalc.bench.settings``);
 2. runs the one-time process setup on its own (:func:`process_setup`), so it is
    not charged to whichever condition happens to run first;
 3. times the first call (compile included for ``torch.compile``) and checks its
@@ -19,19 +19,16 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from . import cuda_timing
 from .accuracy import check_accuracy, make_inputs, reference_output
-from .environment import default_reps, torch_device, torch_environment
-from .results import BenchResult, GpuTimings, reason, unsupported, validate
-from .timing import NOISY_THRESHOLD, WARMUP_MIN_S, LastOutput, interleaved, summarize, time_calls, warm_up
-
-#: CPU threads PyTorch uses during a run unless told otherwise (one: see the measurements page).
-DEFAULT_THREADS = 1
-#: Calls per back-to-back group and per CUDA graph.
-GPU_BATCH = 50
+from .conditions import GPU_BATCH, Condition, Options
+from .environment import Environment, torch_device, torch_environment
+from .results import BenchResult, GpuTimings, reason, startup_reason, unsupported
+from .settings import DEFAULT_CPU_THREADS, fp32_matmul_precision, torch_threads
+from .timing import NOISY_THRESHOLD, WARMUP_MIN_S, LastOutput, Timing, interleaved, summarize, time_calls, warm_up
 
 _SETUP_S: dict[str, float] = {}
 
@@ -52,49 +49,6 @@ def compile_counters() -> dict[str, int]:
             "cache_hit": int(counters["inductor"]["fxgraph_cache_hit"])
             + int(counters["aot_autograd"]["autograd_cache_hit"]),
             "cudagraph_skips": int(counters["inductor"]["cudagraph_skips"])}
-
-
-@contextlib.contextmanager
-def matmul_precision(torch: Any, precision: str) -> Iterator[tuple[tuple[str, str], ...]]:
-    """Inside: FP32 matmuls in IEEE FP32 (no TF32) when ``precision == "fp32"``; restored on exit.
-
-    Uses the current API, ``torch.backends.cuda.matmul.fp32_precision = "ieee"``
-    (PyTorch >= 2.9), and falls back to ``torch.set_float32_matmul_precision("highest")``
-    on older versions; it never reads or writes the legacy ``allow_tf32`` flag, so a
-    caller who used ``set_float32_matmul_precision`` is left in a consistent state.
-    Yields the settings in force, for the record (incl. the BF16
-    reduced-precision-reduction flag, which is read, not changed).
-    """
-    matmul = torch.backends.cuda.matmul
-    new_api = hasattr(matmul, "fp32_precision")
-    before = matmul.fp32_precision if new_api else torch.get_float32_matmul_precision()
-    bf16_rr = getattr(matmul, "allow_bf16_reduced_precision_reduction", None)
-    try:
-        if precision == "fp32":
-            if new_api:
-                matmul.fp32_precision = "ieee"
-            else:
-                torch.set_float32_matmul_precision("highest")
-        now = matmul.fp32_precision if new_api else torch.get_float32_matmul_precision()
-        key = "cuda.matmul.fp32_precision" if new_api else "float32_matmul_precision"
-        yield ((key, str(now)), ("cuda.matmul.allow_bf16_reduced_precision_reduction", str(bf16_rr)))
-    finally:
-        if new_api:
-            matmul.fp32_precision = before
-        else:
-            torch.set_float32_matmul_precision(before)
-
-
-@contextlib.contextmanager
-def cpu_threads(torch: Any, threads: int | None) -> Iterator[int]:
-    """Inside: ``torch.set_num_threads(threads)`` (None: leave as is); restored on exit. Yields the count in force."""
-    before = torch.get_num_threads()
-    try:
-        if threads is not None:
-            torch.set_num_threads(threads)
-        yield torch.get_num_threads()
-    finally:
-        torch.set_num_threads(before)
 
 
 def process_setup(torch: Any, dev: str) -> float:
@@ -162,31 +116,31 @@ def _layer_module(torch: Any, w: Any, b: Any) -> Any:
     return Layer()
 
 
-def _gpu_steady(torch: Any, call: Any, env: Any, reps: int, batch: int, notes: list[str],
+def _gpu_steady(torch: Any, call: Callable[[], Any], env: Environment, reps: int, batch: int, notes: list[str],
                 noisy_threshold: float, label: str, cuda: Any = None) -> GpuTimings:
     """The three GPU numbers of ``call`` (and L2-cold variants) on ``env``'s device."""
     idx = env.device_index
     cuda = cuda or torch.cuda
-    timed = max(1, reps // batch) * 2
-    per = cuda_timing.per_call(call, reps, device=idx, cuda=cuda)
-    b2b = cuda_timing.back_to_back(call, timed, batch, device=idx, cuda=cuda)
+    three = cuda_timing.three_numbers(call, reps, batch, groups=max(1, reps // batch) * 2, device=idx, cuda=cuda)
     nbytes = cuda_timing.flush_bytes(env.l2_bytes)
     flush = cuda_timing.l2_flusher(nbytes, f"cuda:{idx}", torch)
     per_cold = cuda_timing.per_call(call, reps, device=idx, flush=flush, cuda=cuda)
     with cuda.device(idx):
         host = time_calls(call, 0, reps, sync=lambda _: cuda.synchronize(idx))
     kernel = kernel_cold = None
-    try:
-        graph = cuda_timing.capture_graph(call, batch, device=idx, cuda=cuda)
-        kernel = summarize(cuda_timing.graph_replay(graph, timed, batch, device=idx, cuda=cuda), noisy_threshold,
-                           label=f"{label} (CUDA 그래프)")
-        one = cuda_timing.capture_graph(call, 1, device=idx, cuda=cuda)
-        kernel_cold = summarize(cuda_timing.graph_replay(one, reps, 1, device=idx, flush=flush, cuda=cuda),
-                                noisy_threshold, label=f"{label} (CUDA 그래프, L2 콜드)")
-    except Exception as exc:  # noqa: BLE001 - e.g. reduce-overhead already captures its own graph
-        notes.append(f"CUDA 그래프로 커널 시간을 재지 못했습니다: {reason(exc)}")
-    return GpuTimings(summarize(per, noisy_threshold, label=f"{label} (호출 1회)"),
-                      summarize(b2b, noisy_threshold, label=f"{label} (연속 호출)"), kernel,
+    error = three.error
+    if three.kernel is not None:
+        kernel = summarize(three.kernel, noisy_threshold, label=f"{label} (CUDA 그래프)")
+        try:
+            one = cuda_timing.capture_graph(call, 1, device=idx, cuda=cuda)
+            kernel_cold = summarize(cuda_timing.graph_replay(one, reps, 1, device=idx, flush=flush, cuda=cuda),
+                                    noisy_threshold, label=f"{label} (CUDA 그래프, L2 콜드)")
+        except Exception as exc:  # noqa: BLE001 - e.g. reduce-overhead already captures its own graph
+            error = exc
+    if error is not None:
+        notes.append(f"CUDA 그래프로 커널 시간을 재지 못했습니다: {reason(error)}")
+    return GpuTimings(summarize(three.per_call, noisy_threshold, label=f"{label} (호출 1회)"),
+                      summarize(three.back_to_back, noisy_threshold, label=f"{label} (연속 호출)"), kernel,
                       summarize(per_cold, noisy_threshold, label=f"{label} (호출 1회, L2 콜드)"), kernel_cold,
                       batch, float(nbytes), summarize(host, noisy_threshold, label=f"{label} (호스트 시계)"))
 
@@ -194,7 +148,7 @@ def _gpu_steady(torch: Any, call: Any, env: Any, reps: int, batch: int, notes: l
 def run_torch(path: str, precision: str, m: int, k: int = 1024, n: int = 1024, *, device: str = "auto",
               warmup: int | None = None, reps: int | None = None, seed: int = 0, compile_mode: str = "default",
               tolerance: float | None = None, noisy_threshold: float = NOISY_THRESHOLD,
-              threads: int | None = DEFAULT_THREADS, rounds: int | None = None, warmup_s: float = WARMUP_MIN_S,
+              threads: int | None = DEFAULT_CPU_THREADS, rounds: int | None = None, warmup_s: float = WARMUP_MIN_S,
               cold_compile: bool = False, batch: int = GPU_BATCH) -> BenchResult:
     """Run Y = ReLU(XW + b) with PyTorch and measure the boundaries.
 
@@ -220,34 +174,28 @@ def run_torch(path: str, precision: str, m: int, k: int = 1024, n: int = 1024, *
         a :class:`~xpucalc.bench.BenchResult`; ``status="unsupported"`` with a reason when torch,
         the device, the dtype or the compiler is not available.
     """
-    mm, kk, nn = validate(path, precision, m, k, n, warmup, reps, noisy_threshold)
+    cond = Condition("torch", path, precision, m, k, n)
+    opts = Options(warmup=warmup, reps=reps, seed=seed, tolerance=tolerance, noisy_threshold=noisy_threshold,
+                   rounds=rounds, warmup_s=warmup_s, cold_compile=cold_compile, batch=batch)
     try:
         import torch
     except ImportError:
-        return unsupported("torch", path, precision, mm, kk, nn, "PyTorch가 설치되어 있지 않습니다")
-    with cpu_threads(torch, threads):
+        return unsupported(cond, "PyTorch가 설치되어 있지 않습니다")
+    with torch_threads(torch, threads):
         try:
             env = torch_environment(device)
         except Exception as exc:  # noqa: BLE001
-            return unsupported("torch", path, precision, mm, kk, nn, str(exc) if isinstance(exc, RuntimeError)
-                               else reason(exc))
-        with matmul_precision(torch, precision) as settings:
-            return _run(torch, env, path, precision, mm, kk, nn, device, warmup, reps, seed, compile_mode,
-                        tolerance, noisy_threshold, rounds, warmup_s, cold_compile, batch, settings)
+            return unsupported(cond, startup_reason(exc))
+        with fp32_matmul_precision(torch, precision) as settings:
+            return _run(torch, env, cond, opts, device, compile_mode, settings)
 
 
-def _run(torch: Any, env: Any, path: str, precision: str, mm: int, kk: int, nn: int, device: str,
-         warmup: int | None, reps: int | None, seed: int, compile_mode: str, tolerance: float | None,
-         noisy_threshold: float, rounds: int | None, warmup_s: float, cold_compile: bool, batch: int,
+def _run(torch: Any, env: Environment, cond: Condition, opts: Options, device: str, compile_mode: str,
          settings: tuple[tuple[str, str], ...]) -> BenchResult:
-    w_, r_ = default_reps(env)
-    warmup = w_ if warmup is None else warmup
-    reps = r_ if reps is None else reps
-    dev = torch_device(device)
-    if env.kind == "cuda":
-        dev = f"cuda:{env.device_index}"
-    dtype = torch.float32 if precision == "fp32" else torch.bfloat16
-    x_np, w_np, b_np = make_inputs(mm, kk, nn, seed)
+    warmup, reps = opts.counts(env)
+    dev = f"cuda:{env.device_index}" if env.kind == "cuda" else torch_device(device)
+    dtype = torch.float32 if cond.precision == "fp32" else torch.bfloat16
+    x_np, w_np, b_np = make_inputs(cond.m, cond.k, cond.n, opts.seed)
     y_ref = reference_output(x_np, w_np, b_np)
     notes: list[str] = list(env.caveats())
     try:
@@ -257,23 +205,16 @@ def _run(torch: Any, env: Any, path: str, precision: str, mm: int, kk: int, nn: 
         w = torch.from_numpy(w_np).to(dtype).to(dev)
         b = torch.from_numpy(b_np).to(dtype).to(dev)
     except Exception as exc:  # noqa: BLE001 - e.g. bf16 on a device without it
-        return unsupported("torch", path, precision, mm, kk, nn, f"{precision}/{dev} 텐서 생성 실패: {reason(exc)}",
-                           env)
-    kind = env.kind
-
-    def sync(_: Any = None) -> None:
-        if kind in ("cuda", "rocm"):
-            torch.cuda.synchronize(dev)
-        elif kind == "mps":
-            torch.mps.synchronize()
-
-    if path == "compiled":
+        return unsupported(cond, f"{cond.precision}/{dev} 텐서 생성 실패: {reason(exc)}", env)
+    sync = _waiter(torch, env.kind, dev)
+    compiled = cond.path == "compiled"
+    if compiled:
         try:
             torch._dynamo.reset()
             before = compile_counters()
             module = torch.compile(_layer_module(torch, w, b), mode=compile_mode, dynamic=False)
         except Exception as exc:  # noqa: BLE001
-            return unsupported("torch", path, precision, mm, kk, nn, f"torch.compile 사용 불가: {reason(exc)}", env)
+            return unsupported(cond, f"torch.compile 사용 불가: {reason(exc)}", env)
 
         def fn(x_: Any) -> Any:
             return module(x_)
@@ -291,70 +232,116 @@ def _run(torch: Any, env: Any, path: str, precision: str, mm: int, kk: int, nn: 
             y = fn(x)
             sync()
         except Exception as exc:  # noqa: BLE001
-            what = "torch.compile 실패" if path == "compiled" else "실행 실패"
-            return unsupported("torch", path, precision, mm, kk, nn, f"{what}: {reason(exc)}", env)
+            what = "torch.compile 실패" if compiled else "실행 실패"
+            return unsupported(cond, f"{what}: {reason(exc)}", env)
         first = time.perf_counter() - t0
-        after_first = compile_counters() if path == "compiled" else {}
-        acc_first = check_accuracy(y.float().cpu().numpy(), y_ref, precision, tolerance)
-        label = f"torch {path} {precision} M={mm}"
+        after_first = compile_counters() if compiled else {}
+        acc_first = check_accuracy(y.float().cpu().numpy(), y_ref, cond.precision, opts.tolerance)
         device_call = LastOutput(lambda: fn(x))
-        gpu = pinned = None
-        if kind == "cuda":
-            warm_up(device_call, sync, min_time_s=warmup_s, min_calls=warmup)
-            gpu = _gpu_steady(torch, device_call, env, reps, batch, notes, noisy_threshold, label)
-            dev_t = gpu.per_call
-            xfer = cuda_timing.per_call(lambda: fn(x_host.to(dev)).to("cpu"), reps, device=env.device_index)
-            x_pin = x_host.pin_memory()
-            y_pin = torch.empty((mm, nn), dtype=dtype, pin_memory=True)
-            pinned_call = (lambda: y_pin.copy_(fn(x_pin.to(dev, non_blocking=True)), non_blocking=True))
-            warm_up(pinned_call, sync, min_time_s=warmup_s / 4, min_calls=warmup)
-            pinned = summarize(cuda_timing.per_call(pinned_call, reps, device=env.device_index), noisy_threshold,
-                               label=f"{label} (전송 포함, pinned)")
-            n_rounds = 1
-        elif kind == "cpu":
-            n_rounds = rounds if rounds is not None else reps  # one call of each boundary per round
-            s = interleaved({"device": device_call, "copies": lambda: fn(x_host.to(dev)).to("cpu")},
-                            warmup, reps, n_rounds, warmup_s=warmup_s)
-            dev_t = summarize(s["device"], noisy_threshold, label=f"{label} (장치 상주)")
-            xfer = s["copies"]
-        else:
-            n_rounds = 1
-            dev_t = summarize(time_calls(device_call, warmup, reps, sync=sync, warmup_s=warmup_s), noisy_threshold,
-                              label=f"{label} (장치 상주)")
-            xfer = time_calls(lambda: fn(x_host.to(dev)).to("cpu"), warmup, reps, sync=sync)
-        acc_last = check_accuracy(device_call.value.float().cpu().numpy(), y_ref, precision, tolerance)
-        end = compile_counters() if path == "compiled" else {}
+        steady = _Steady(torch, env, cond, opts, warmup, reps, sync, notes)
+        dev_t, xfer = steady.measure(device_call, fn, x_host, dev, dtype)
+        acc_last = check_accuracy(device_call.value.float().cpu().numpy(), y_ref, cond.precision, opts.tolerance)
+        end = compile_counters() if compiled else {}
 
-    recompiles = cache_hit = None
-    graph_skips = None
-    if path == "compiled" and after_first and end:
-        recompiles = end["graphs"] - after_first["graphs"]
-        cache_hit = after_first["cache_hit"] > before.get("cache_hit", 0)
-        if recompiles:
-            notes.append(f"첫 호출 뒤 재컴파일 {recompiles}회: 반복 측정에 컴파일 시간이 섞였을 수 있습니다")
-        notes.append("첫 호출이 디스크 컴파일 캐시를 사용했습니다(웜 캐시): 콜드 컴파일 시간이 아닙니다" if cache_hit
-                     else "첫 호출에 컴파일이 들어 있습니다(디스크 캐시 적중 없음)")
-        if compile_mode in ("reduce-overhead", "max-autotune"):
-            n_skips = end.get("cudagraph_skips", 0) - before.get("cudagraph_skips", 0)
-            graph_skips = tuple(skips.messages) or ((f"CUDA 그래프 건너뜀 {n_skips}회 (이유: TORCH_LOGS=cudagraphs로 "
-                                                     "다시 실행하면 보입니다)",) if n_skips else ())
-            if graph_skips:
-                notes.append(f"{compile_mode}: CUDA 그래프를 쓰지 않았습니다 ({'; '.join(graph_skips)})")
+    recompiles = cache_hit = graph_skips = None
+    if compiled and after_first and end:
+        recompiles, cache_hit, graph_skips = _compile_report(before, after_first, end, compile_mode, skips, notes)
     cold = None
-    if cold_compile and path == "compiled":
+    if opts.cold_compile and compiled:
         from .coldstart import cold_first_call
 
-        cold = cold_first_call("torch", path, precision, mm, kk, nn, device=dev, compile_mode=compile_mode)
+        cold = cold_first_call(cond, device=dev, compile_mode=compile_mode)
         if cold is None:
             notes.append("새 프로세스의 콜드 컴파일 측정에 실패했습니다")
-    if kind == "cpu":
+    if env.kind == "cpu":
         notes.append("CPU 실행: 호스트와 장치가 같아 '전송 포함'에도 실제 복사가 없습니다")
-    return BenchResult("torch", path, precision, mm, kk, nn, "ok", "", env, first, dev_t,
-                       summarize(xfer, noisy_threshold, label=f"{label} (전송 포함)"), acc_first, recompiles,
-                       cache_hit, warmup, reps, tuple(notes), accuracy_last=acc_last, gpu=gpu,
-                       with_transfer_pinned=pinned, first_call_cold_s=cold, setup_s=setup_s, settings=settings,
-                       cudagraph_skips=graph_skips, rounds=n_rounds)
+    return BenchResult(cond, environment=env, first_call_s=first, device=dev_t,
+                       with_transfer=summarize(xfer, opts.noisy_threshold, label=f"{cond.label} (전송 포함)"),
+                       accuracy_first=acc_first, recompiles=recompiles, compile_cache_hit=cache_hit, warmup=warmup,
+                       reps=reps, notes=tuple(notes), accuracy_last=acc_last, gpu=steady.gpu,
+                       with_transfer_pinned=steady.pinned, first_call_cold_s=cold, setup_s=setup_s,
+                       settings=settings, cudagraph_skips=graph_skips, rounds=steady.rounds)
 
 
-__all__ = ["DEFAULT_THREADS", "GPU_BATCH", "compile_counters", "cpu_threads", "matmul_precision", "process_setup",
-           "run_torch"]
+def _waiter(torch: Any, kind: str, dev: str) -> Callable[..., None]:
+    """The wait that ends a timed call on ``kind``: CUDA or MPS synchronize; nothing on a CPU."""
+    def sync(_: Any = None) -> None:
+        if kind in ("cuda", "rocm"):
+            torch.cuda.synchronize(dev)
+        elif kind == "mps":
+            torch.mps.synchronize()
+
+    return sync
+
+
+class _Steady:
+    """The steady-state boundaries of one condition: device-resident and with copies (and pinned copies on CUDA).
+
+    After :meth:`measure`: ``gpu`` (the three GPU numbers, CUDA only), ``pinned`` (CUDA only) and ``rounds``.
+    """
+
+    def __init__(self, torch: Any, env: Environment, cond: Condition, opts: Options, warmup: int, reps: int,
+                 sync: Callable[..., None], notes: list[str]) -> None:
+        self.torch, self.env, self.cond, self.opts = torch, env, cond, opts
+        self.warmup, self.reps, self.sync, self.notes = warmup, reps, sync, notes
+        self.gpu: GpuTimings | None = None
+        self.pinned: Timing | None = None
+        self.rounds = 1
+
+    def measure(self, device_call: Callable[[], Any], fn: Callable[[Any], Any], x_host: Any, dev: str,
+                dtype: Any) -> tuple[Timing, list[float]]:
+        """(device-resident timing, with-copies samples in seconds) of the layer ``fn`` on the environment's device.
+
+        ``device_call`` calls ``fn`` on the resident X; the copies move ``x_host`` to ``dev`` and Y back.
+        """
+        opts, label, warmup, reps = self.opts, self.cond.label, self.warmup, self.reps
+
+        def copies() -> Any:
+            return fn(x_host.to(dev)).to("cpu")
+
+        if self.env.kind == "cuda":
+            idx = self.env.device_index
+            warm_up(device_call, self.sync, min_time_s=opts.warmup_s, min_calls=warmup)
+            self.gpu = _gpu_steady(self.torch, device_call, self.env, reps, opts.batch, self.notes,
+                                   opts.noisy_threshold, label)
+            xfer = cuda_timing.per_call(copies, reps, device=idx)
+            x_pin = x_host.pin_memory()
+            y_pin = self.torch.empty((self.cond.m, self.cond.n), dtype=dtype, pin_memory=True)
+
+            def pinned_call() -> Any:
+                return y_pin.copy_(fn(x_pin.to(dev, non_blocking=True)), non_blocking=True)
+
+            warm_up(pinned_call, self.sync, min_time_s=opts.warmup_s / 4, min_calls=warmup)
+            self.pinned = summarize(cuda_timing.per_call(pinned_call, reps, device=idx), opts.noisy_threshold,
+                                    label=f"{label} (전송 포함, pinned)")
+            return self.gpu.per_call, xfer
+        if self.env.kind == "cpu":
+            self.rounds = opts.rounds if opts.rounds is not None else reps  # one call of each boundary per round
+            s = interleaved({"device": device_call, "copies": copies}, warmup, reps, self.rounds,
+                            warmup_s=opts.warmup_s)
+            return summarize(s["device"], opts.noisy_threshold, label=f"{label} (장치 상주)"), s["copies"]
+        dev_t = summarize(time_calls(device_call, warmup, reps, sync=self.sync, warmup_s=opts.warmup_s),
+                          opts.noisy_threshold, label=f"{label} (장치 상주)")
+        return dev_t, time_calls(copies, warmup, reps, sync=self.sync)
+
+
+def _compile_report(before: dict[str, int], after_first: dict[str, int], end: dict[str, int], compile_mode: str,
+                    skips: _SkipLog, notes: list[str]) -> tuple[int, bool, tuple[str, ...] | None]:
+    """(recompiles, compile-cache hit, CUDA-graph skips) from the compile counters; appends the notes they call for."""
+    recompiles = end["graphs"] - after_first["graphs"]
+    cache_hit = after_first["cache_hit"] > before.get("cache_hit", 0)
+    if recompiles:
+        notes.append(f"첫 호출 뒤 재컴파일 {recompiles}회: 반복 측정에 컴파일 시간이 섞였을 수 있습니다")
+    notes.append("첫 호출이 디스크 컴파일 캐시를 사용했습니다(웜 캐시): 콜드 컴파일 시간이 아닙니다" if cache_hit
+                 else "첫 호출에 컴파일이 들어 있습니다(디스크 캐시 적중 없음)")
+    graph_skips = None
+    if compile_mode in ("reduce-overhead", "max-autotune"):
+        n_skips = end.get("cudagraph_skips", 0) - before.get("cudagraph_skips", 0)
+        graph_skips = tuple(skips.messages) or ((f"CUDA 그래프 건너뜀 {n_skips}회 (이유: TORCH_LOGS=cudagraphs로 "
+                                                 "다시 실행하면 보입니다)",) if n_skips else ())
+        if graph_skips:
+            notes.append(f"{compile_mode}: CUDA 그래프를 쓰지 않았습니다 ({'; '.join(graph_skips)})")
+    return recompiles, cache_hit, graph_skips
+
+
+__all__ = ["compile_counters", "process_setup", "run_torch"]

@@ -1,4 +1,5 @@
-"""Plots of the device measurements (Korean labels): bandwidth over array size, measured roofline, collectives."""
+"""Plots of measurements (Korean labels): bandwidth over array size, measured roofline, collectives,
+and the source's reference runs (beside a reader's own results; beside their roofline floors)."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -6,9 +7,12 @@ from typing import Any
 
 import numpy as np
 
+from ..bench.conditions import PATH_LABELS
+from ..bench.reference import BOUNDARIES, ReferenceRun, check_boundary, floor_gaps
 from ..core.device import Device
+from ..units import GB, GFLOPS, MS, TFLOPS, US
+from .bench_tables import SHORT_NAMES
 from .plot import COLUMN_WIDTH_IN, MIN_FONT_PT, setup_korean_font
-from ..units import GB, GFLOPS, TFLOPS
 
 _MARKERS = ("o", "s", "^", "D", "v", "P")
 
@@ -20,6 +24,15 @@ def _axes(ax: Any, height: float = 4.4) -> Any:
     if ax is None:
         _, ax = plt.subplots(figsize=(COLUMN_WIDTH_IN, height))
     return ax
+
+
+def _plain_log_ticks(ax: Any) -> None:
+    """Plain decimal tick labels on a log y axis ("0.1", "10"): readable, and no mathtext minus sign that the
+    Korean font lacks."""
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.yaxis.set_minor_formatter(NullFormatter())
 
 
 def bandwidth_plot(results: Sequence[Any], caches: Mapping[str, float] | None = None, ax: Any = None,
@@ -149,4 +162,112 @@ def busbw_plot(rows: Sequence[Any], ax: Any = None, title: str = "버스 대역�
     return ax
 
 
-__all__ = ["bandwidth_plot", "busbw_plot", "collective_time_plot", "measured_roofline_plot"]
+# --------------------------------------------------------------------------- the reference runs
+
+def _group_label(key: tuple[str, str, int], framework: str) -> str:
+    path, precision, m = key
+    name = PATH_LABELS.get((framework, path), path)
+    return f"{name}\n{precision.upper()}, M={m}"
+
+
+def beside_reference_plot(results: Sequence[Any], reference_runs: Sequence[ReferenceRun], boundary: str = "device",
+                          ax: Any = None, title: str | None = None, mine_label: str | None = None) -> Any:
+    """Grouped bars (log scale, ms) of a reader's results next to the reference runs.
+
+    Args:
+        results: :class:`~xpucalc.bench.BenchResult` objects (unsupported ones are marked "미지원").
+        reference_runs: reference rows to compare with, usually ``load("a100-sxm4-40gb")``.
+        boundary: ``"device"``, ``"with_transfer"`` or ``"first_call"``.
+        ax: matplotlib axes (new figure if None).
+        title: axes title (Korean default).
+        mine_label: legend label of the reader's bars (default: device label + evidence).
+
+    Returns:
+        the matplotlib axes. Groups follow the reference's (path, precision, M) order,
+        followed by any of the reader's keys the reference lacks.
+    """
+    check_boundary(boundary)
+    if not reference_runs:
+        raise ValueError("reference_runs must hold at least one ReferenceRun")
+    ax = _axes(ax, 5.0)
+    ref_by_key = {r.key(): r for r in reference_runs}
+    mine_by_key = {r.key(): r for r in results}
+    keys = list(ref_by_key) + [k for k in mine_by_key if k not in ref_by_key]
+    framework = reference_runs[0].framework
+    x = np.arange(len(keys))
+    width = 0.38
+
+    def mine_time(r: Any) -> float | None:
+        if not r.ok:
+            return None
+        if boundary == "first_call":
+            return r.first_call_s
+        timing = r.device if boundary == "device" else r.with_transfer
+        return None if timing is None else timing.median_s
+
+    ref_vals = [ref_by_key[k].time_s(boundary) / MS if k in ref_by_key else np.nan for k in keys]
+    mine_vals = []
+    for k in keys:
+        r = mine_by_key.get(k)
+        t = mine_time(r) if r is not None else None
+        mine_vals.append(np.nan if t is None else t / MS)
+    ref0 = reference_runs[0]
+    ax.bar(x - width / 2, ref_vals, width, color="#4C72B0",
+           label=f"{ref0.device} ({ref0.framework} {ref0.framework_version}, {ref0.date}, {ref0.evidence})")
+    if mine_label is None:
+        envs = [r.environment for r in results if getattr(r, "environment", None) is not None]
+        mine_label = (f"내 실행: {envs[0].label()} ({envs[0].framework} {envs[0].framework_version}, "
+                      f"{envs[0].date}, {envs[0].evidence})") if envs else "내 실행"
+    ax.bar(x + width / 2, mine_vals, width, color="#DD8452", label=mine_label)
+    ax.set_yscale("log")
+    _plain_log_ticks(ax)
+    finite = [v for v in ref_vals + mine_vals if np.isfinite(v) and v > 0]
+    lo = min(finite) if finite else 1e-3
+    hi = max(finite) if finite else 1.0
+    ax.set_ylim(lo / 2, hi * 15)  # headroom above the bars for the legend
+    for i, (k, v) in enumerate(zip(keys, mine_vals)):
+        if not np.isfinite(v):
+            reason = "미지원" if k in mine_by_key else "미실행"
+            ax.text(x[i] + width / 2, lo, reason, ha="center", va="bottom", fontsize=9.5, rotation=90, color="crimson")
+    ax.set_xticks(x)
+    ax.set_xticklabels([_group_label(k, framework) for k in keys], fontsize=9.5)
+    ax.set_ylabel("시간 (ms, 로그 축)")
+    ax.set_title(title or f"{BOUNDARIES[boundary]}: 내 실행과 기준 실측 비교")
+    ax.grid(True, axis="y", which="both", alpha=0.3)
+    ax.legend(fontsize=9.5, loc="upper left")
+    return ax
+
+
+def floor_plot(runs: Sequence[ReferenceRun] | None = None, precision: str = "bf16", ax: Any = None) -> Any:
+    """Bars (log scale, µs) of the measured per-call time and the roofline floor for ``precision``'s runs.
+
+    Returns the matplotlib axes. One group per (device, path, M); the floor bars carry their value,
+    the measured bars the gap ("37배").
+    """
+    gaps = [fg for fg in floor_gaps(runs) if fg.run.precision == precision and fg.floor_s is not None]
+    if not gaps:
+        raise ValueError(f"precision {precision!r}: no reference run with a roofline floor; use 'bf16' or 'fp32'")
+    ax = _axes(ax, 5.0)
+    x = np.arange(len(gaps))
+    width = 0.38
+    measured = [fg.run.device_s / US for fg in gaps]
+    floors = [fg.floor_s / US for fg in gaps]
+    b1 = ax.bar(x - width / 2, measured, width, color="#4C72B0", label="잰 값: 호출 1회 중앙값 (실측)")
+    b2 = ax.bar(x + width / 2, floors, width, color="#55A868", label="루프라인 하한 (분석 계산)")
+    ax.bar_label(b1, labels=[f"{fg.gap:,.0f}배" for fg in gaps], fontsize=9, padding=1)
+    ax.bar_label(b2, labels=[f"{v:.2f}" for v in floors], fontsize=9, padding=1)
+    ax.set_yscale("log")
+    _plain_log_ticks(ax)
+    ax.set_ylim(min(floors) / 2, max(measured) * 6)
+    ax.set_xticks(x)
+    ax.set_xticklabels([f"{SHORT_NAMES.get(fg.run.device_key, fg.run.device)}\n{fg.run.path_label}\nM={fg.run.m}"
+                        for fg in gaps], fontsize=9.5)
+    ax.set_ylabel("시간 (µs, 로그 축)")
+    ax.set_title(f"{precision.upper()}: 잰 시간과 루프라인 하한")
+    ax.grid(True, axis="y", which="both", alpha=0.3)
+    ax.legend(fontsize=9.5, loc="upper right")
+    return ax
+
+
+__all__ = ["bandwidth_plot", "beside_reference_plot", "busbw_plot", "collective_time_plot", "floor_plot",
+           "measured_roofline_plot"]

@@ -1,9 +1,11 @@
-"""Tables of results for a phone-sized column: what is the same for every row is said once above the tables.
+"""Tables of measurements for a phone-sized column: a reader's results, the reference runs and their floors.
 
 A lab's results come from one run: one device, one framework version, one date and (usually) one
 evidence label. :func:`results_table` says those once in a line above two narrow tables (the three
 measurement boundaries; rate and accuracy), and :func:`gpu_table` folds L2 warm/cold pairs into one
 cell. :data:`RESULT_HEADERS` and :func:`result_row` keep the flat one-row-per-condition record.
+:func:`reference_table` shows the source's reference runs, :func:`floor_table` each beside its roofline
+floor (``xpucalc.bench.reference.floor_gap``). Everything here formats numbers it is given.
 """
 from __future__ import annotations
 
@@ -11,9 +13,12 @@ import html
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ..render.table import Table
+from .. import evidence
+from ..bench.reference import ReferenceRun, floor_gaps, load
+from ..bench.results import BenchResult
+from ..bench.timing import Timing
 from ..units import GB, MS, TFLOPS, US
-from .results import BenchResult
+from .table import Table
 
 #: The flat record of one condition (every column; see :func:`result_row`).
 RESULT_HEADERS = ["실행 경로", "정밀도", "M", "산술 강도 I (FLOP/B)", "최초 1회 (ms)", "장치 상주 중앙값 (ms)",
@@ -155,7 +160,7 @@ def _notes(results: Sequence[BenchResult]) -> list[str]:
     return notes
 
 
-def _with_spread(t: object) -> str:
+def _with_spread(t: Timing) -> str:
     """Median in ms with IQR/median and the flags in one cell, e.g. ``"3.7437 (28%, 불안정)"``."""
     flags = [f for f, on in (("불안정", t.noisy), ("두 무리", t.bimodal)) if on]
     return f"{_ms(t.median_s)} ({', '.join([f'{t.rel_iqr:.0%}', *flags])})"
@@ -198,7 +203,7 @@ def gpu_row(r: BenchResult) -> list[str]:
     if not r.ok or g is None:
         return [condition_label(r)] + ["—"] * (len(GPU_HEADERS) - 1)
 
-    def med(t: object) -> str:
+    def med(t: Timing | None) -> str:
         return _us(getattr(t, "median_s", None))
 
     return [condition_label(r), f"{med(g.per_call)} / {med(g.per_call_l2_cold)}", med(g.back_to_back),
@@ -221,43 +226,62 @@ def gpu_table(results: Sequence[BenchResult], caption: str = "") -> ResultTables
     return ResultTables(caption, line, [t], _notes(results))
 
 
-def timing_record(t: object) -> dict | None:
-    """A :class:`~xpucalc.bench.Timing` as plain numbers (seconds), for JSON; None stays None."""
-    if t is None:
-        return None
-    return {"median_s": t.median_s, "min_s": t.min_s, "p10_s": t.p10_s, "q1_s": t.q1_s, "q3_s": t.q3_s,
-            "n": t.n, "noisy": t.noisy, "bimodal": t.bimodal}
+# --------------------------------------------------------------------------- the reference runs
+
+#: Columns of :func:`reference_table`.
+REFERENCE_HEADERS = ["장치", "실행 경로", "정밀도", "M", "산술 강도 I (FLOP/B)", "최초 1회 (ms)",
+                     "장치 상주, 호출 1회 중앙값 (ms)", "전송 포함, 호출 1회 중앙값 (ms)", "F / 호출 1회 시간 (TFLOP/s)",
+                     "Q_min / 호출 1회 시간 (GB/s)", "최대 절대 오차 (판정)", "근거"]
 
 
-def result_record(r: BenchResult) -> dict:
-    """One result as a JSON-ready dict: the condition, every timing (seconds), accuracy, environment, evidence."""
-    env = r.environment
-    g = r.gpu
-    return {
-        "framework": r.framework, "path": r.path, "precision": r.precision, "m": r.m, "k": r.k, "n": r.n,
-        "status": r.status, "reason": r.reason, "evidence": r.evidence,
-        "first_call_s": r.first_call_s, "first_call_cold_s": r.first_call_cold_s, "setup_s": r.setup_s,
-        "compile_cache_hit": r.compile_cache_hit, "recompiles": r.recompiles, "cudagraph_skips": r.cudagraph_skips,
-        "device": timing_record(r.device), "with_transfer": timing_record(r.with_transfer),
-        "with_transfer_pinned": timing_record(r.with_transfer_pinned),
-        "gpu": None if g is None else {
-            "per_call": timing_record(g.per_call), "back_to_back": timing_record(g.back_to_back),
-            "kernel": timing_record(g.kernel), "per_call_l2_cold": timing_record(g.per_call_l2_cold),
-            "kernel_l2_cold": timing_record(g.kernel_l2_cold), "per_call_host": timing_record(g.per_call_host),
-            "batch": g.batch, "flush_bytes": g.flush_bytes, "clock": g.clock},
-        "accuracy_first": None if r.accuracy_first is None else r.accuracy_first.max_abs_err,
-        "accuracy_last": None if r.accuracy_last is None else r.accuracy_last.max_abs_err,
-        "accuracy_passed": None if r.accuracy is None else r.accuracy.passed,
-        "settings": dict(r.settings), "warmup": r.warmup, "reps": r.reps, "rounds": r.rounds, "notes": list(r.notes),
-        "environment": None if env is None else {
-            "framework": env.framework, "framework_version": env.framework_version, "kind": env.kind,
-            "name": env.name, "count": env.count, "device_index": env.device_index,
-            "compute_capability": env.compute_capability, "l2_bytes": env.l2_bytes, "sm_clock_hz": env.sm_clock_hz,
-            "sm_clock_max_hz": env.sm_clock_max_hz, "driver": env.driver, "runtime": env.runtime,
-            "threads": env.threads, "python": env.python, "platform": env.platform, "date": env.date,
-            "caveats": list(env.caveats()), "extra": dict(env.extra)},
-    }
+def reference_table(runs: Sequence[ReferenceRun] | None = None, caption: str = "") -> Table:
+    """The reference runs (default: all) as a Table (milliseconds for display), with software, date and source as notes."""
+    runs = load() if runs is None else list(runs)
+    t = Table(list(REFERENCE_HEADERS), caption=caption)
+    for r in runs:
+        t.add(r.device, r.path_label, r.precision.upper(), r.m, f"{r.intensity:.2f}", f"{r.first_call_s / MS:,.3f}",
+              f"{r.device_s / MS:.4f}", f"{r.with_transfer_s / MS:.4f}", f"{r.achieved_flops / TFLOPS:.3f}",
+              f"{r.effective_bandwidth / GB:.1f}", f"{r.max_abs_err:.2e} ({'통과' if r.passed else '실패'})",
+              r.evidence)
+    seen: list[str] = []
+    for r in runs:
+        note = (f"{r.device}: {r.framework} {r.framework_version}, {r.runtime}, 측정일 {r.date}, "
+                f"출처 {r.source}")
+        if note not in seen:
+            seen.append(note)
+    seen.append("'호출 1회'는 호출마다 끝날 때까지 기다린 한 번의 시간입니다(CUDA 이벤트 + 동기화, block_until_ready). "
+                "파이썬 디스패치와 커널 실행 시작 비용이 들어 있어 커널 시간이 아닙니다.")
+    t.notes = seen
+    return t
 
 
-__all__ = ["GPU_HEADERS", "RATE_HEADERS", "RESULT_HEADERS", "ResultTables", "TIME_HEADERS", "condition_label", "gpu_row",
-           "gpu_table", "result_record", "result_row", "results_table", "timing_record"]
+#: Columns of :func:`floor_table`.
+FLOOR_HEADERS = ["장치 · 경로", "정밀도, M", "잰 값: 호출 1회 중앙값 (µs)", "루프라인 하한 (µs)", "잰 값 / 하한 (배)",
+                 "하한을 정한 항", "Q_min / 잰 값 ÷ 사양 대역폭", "근거"]
+
+#: Short device names for narrow tables and plot labels.
+SHORT_NAMES: dict[str, str] = {"a100-sxm4-40gb": "A100", "tpu-v5e": "TPU v5e"}
+
+
+def floor_table(runs: Sequence[ReferenceRun] | None = None, caption: str = "") -> Table:
+    """Measured per-call time beside the roofline floor and the gap, one row per run (default: all), in µs."""
+    t = Table(list(FLOOR_HEADERS), caption=caption)
+    for fg in floor_gaps(runs):
+        r = fg.run
+        head = [f"{SHORT_NAMES.get(r.device_key, r.device)} · {r.path_label}", f"{r.precision.upper()}, M={r.m}",
+                f"{r.device_s / US:,.1f}"]
+        if fg.floor_s is None:
+            t.add(*head, "카탈로그에 없음", "—", "—", "—", r.evidence)
+            continue
+        share = fg.bandwidth_share
+        t.add(*head, f"{fg.floor_s / US:,.2f}", f"{fg.gap:,.0f}", "메모리" if fg.bound == "memory" else "연산",
+              "—" if share is None else f"{share:.1%}", f"{r.evidence} / {evidence.COMPUTED}")
+    t.notes = ["하한 = max(F / 최대 연산 성능, Q_min / 메모리 대역폭), 카탈로그의 해당 정밀도 밀집(dense) 최대 성능과 "
+               "대역폭으로 계산(분석 계산). 잰 값은 원자료의 장치 상주 중앙값(호출 1회, 실측).",
+               "TPU v5e는 카탈로그에 FP32 최대 성능이 없어 FP32 행의 하한을 계산하지 않습니다."]
+    return t
+
+
+__all__ = ["FLOOR_HEADERS", "GPU_HEADERS", "RATE_HEADERS", "REFERENCE_HEADERS", "RESULT_HEADERS", "ResultTables",
+           "SHORT_NAMES", "TIME_HEADERS", "condition_label", "floor_table", "gpu_row", "gpu_table", "reference_table",
+           "result_row", "results_table"]

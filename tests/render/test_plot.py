@@ -1,11 +1,16 @@
-"""The plots are tested on what they draw: line y-values, marker positions, bar heights.
+"""xpucalc.render.plot, tested on what it draws and how it reads.
 
-Expected values are worked by hand from the inputs (comments), or read from the published
-reference table (reference_runs.csv, source §11.3), not from the plotting code.
+- what the roofline plot draws: line y-values, marker positions (expected values worked by hand from the
+  inputs, in the comments, not from the plotting code);
+- readable in the site's content column: figure size, font size, legends outside the data, labelled log ticks;
+- Korean text and log axes draw without a missing glyph.
+
+The plots of measurements (xpucalc.render.bench_plots) are tested in test_bench_plots.py, diagrams in test_dot.py.
 """
 from __future__ import annotations
 
-from types import SimpleNamespace
+import logging
+import warnings
 
 import matplotlib
 import numpy as np
@@ -15,8 +20,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 import xpucalc as xc  # noqa: E402
-from xpucalc.bench import reference
-from xpucalc.render.plot import roofline_plot
+from xpucalc.render.plot import (COLUMN_WIDTH_IN, MIN_FONT_PT, legend_below, log_ticks, roofline_plot,  # noqa: E402
+                                 setup_korean_font)
 
 T = 1e12
 A = xc.Device("장치 A", 200 * T, 1 * T)   # ridge 200 FLOP/B
@@ -84,46 +89,6 @@ def test_no_star_when_the_roofs_do_not_cross():
         roofline_plot([])
 
 
-# --- plot_beside: reference bars next to a reader's bars ------------------------------------------
-def _mine(key, device_ms, transfer_ms, first_ms, ok=True):
-    path, precision, m = key
-    return SimpleNamespace(key=lambda: key, ok=ok, first_call_s=first_ms / 1e3, environment=None,
-                           device=SimpleNamespace(median_s=device_ms / 1e3),
-                           with_transfer=SimpleNamespace(median_s=transfer_ms / 1e3))
-
-
-# published A100 rows (reference_runs.csv, source §11.3), in the CSV's order:
-# (path, precision, M): (first call ms, device ms, with transfer ms)
-A100 = {
-    ("eager", "fp32", 128): (235.921, 0.0696, 0.3587),
-    ("eager", "fp32", 1): (15.122, 0.0788, 0.1413),
-    ("compiled", "fp32", 128): (4394.837, 0.1464, 0.4458),
-}
-
-
-@pytest.mark.parametrize("boundary, col", [("first_call", 0), ("device", 1), ("with_transfer", 2)])
-def test_plot_beside_draws_the_chosen_boundary(boundary, col):
-    ref = reference.load("a100-sxm4-40gb")
-    # my runs: device 1, with transfer 2, first call 3 (x10 for M = 1), so a swapped boundary shows
-    mine = [_mine(("eager", "fp32", 128), 1.0, 2.0, 3.0), _mine(("eager", "fp32", 1), 10.0, 20.0, 30.0),
-            _mine(("compiled", "fp32", 128), 0, 0, 0, ok=False)]
-    ax = reference.plot_beside(mine, ref, boundary=boundary, mine_label="내 실행")
-    ref_bars, my_bars = ax.containers
-    heights = [b.get_height() for b in ref_bars]
-    assert len(heights) == 8
-    for i, key in enumerate(A100):
-        assert heights[i] == pytest.approx(A100[key][col])
-    mine_h = [b.get_height() for b in my_bars]
-    assert mine_h[0] == pytest.approx([3.0, 1.0, 2.0][col])
-    assert mine_h[1] == pytest.approx([30.0, 10.0, 20.0][col])
-    assert np.isnan(mine_h[2])                           # unsupported: no bar, a "미지원" note instead
-    assert [t.get_text() for t in ax.texts].count("미지원") == 1
-    assert [t.get_text() for t in ax.texts].count("미실행") == 5   # the other 5 reference rows
-    # reference bars left of my bars in every group
-    assert all(r.get_x() < m.get_x() for r, m in zip(ref_bars, my_bars))
-    plt.close(ax.figure)
-
-
 def test_legend_numbers_have_three_significant_figures():
     # a device with ridge 3.35e12... : peak 989.5e12 / 3.35e12 B/s = 295.373 FLOP/B -> "295"
     dev = xc.Device("H", peak_flops=989.5e12, bandwidth=3.35e12)
@@ -135,3 +100,69 @@ def test_legend_numbers_have_three_significant_figures():
     # compute-bound: 2^31 FLOP / 989.5e12 FLOP/s = 2.17025e-6 s = 0.00217 ms
     assert "층 @ H: 0.00217 ms" in labels
     plt.close(a.figure)
+
+
+def test_default_figure_fits_the_column_and_text_is_large_enough():
+    setup_korean_font()
+    fig, ax = plt.subplots()
+    w, _ = fig.get_size_inches()
+    assert w <= COLUMN_WIDTH_IN
+    # 9 px on screen at 70 % of natural size and 100 dpi needs >= 9 / 0.7 / 100 * 72 = 9.26 pt
+    assert MIN_FONT_PT >= 9 / 0.7 / 100 * 72
+    for key in ("xtick.labelsize", "ytick.labelsize", "legend.fontsize", "axes.labelsize"):
+        assert matplotlib.rcParams[key] >= MIN_FONT_PT, key
+    plt.close(fig)
+
+
+def test_legend_below_does_not_cover_the_data():
+    a, b = xc.Device("A", 200e12, 1e12), xc.Device("B", 100e12, 2e12)
+    ax = roofline_plot([a, b], [xc.Workload("w", 1e12, 100e9)])
+    fig = ax.figure
+    fig.canvas.draw()
+    leg = ax.get_legend().get_window_extent()
+    axes = ax.get_window_extent()
+    assert leg.y1 <= axes.y0, "the legend overlaps the axes area"
+    with pytest.raises(ValueError, match="MIN_FONT_PT"):
+        legend_below(ax, fontsize=7)
+    plt.close(fig)
+
+
+def test_log_ticks_label_at_least_two_ticks_on_a_short_range():
+    fig, ax = plt.subplots()
+    ax.semilogy([1, 2, 3], [2.0, 3.0, 6.0])  # less than one decade: one plain major tick by default
+    log_ticks(ax, "y")
+    fig.canvas.draw()
+    lo, hi = ax.get_ylim()
+    labels = [t.get_text() for t in ax.get_yticklabels() if t.get_text() and lo <= t.get_position()[1] <= hi]
+    assert len(labels) >= 2, labels
+    with pytest.raises(ValueError, match="axis"):
+        log_ticks(ax, "z")
+    plt.close(fig)
+
+
+def test_roofline_plot_has_no_missing_glyphs():
+    a, b = xc.Device("장치 A", 200e12, 1e12), xc.Device("장치 B", 100e12, 2e12)
+    w = [xc.Workload("작업 1", 1e12, 100e9), xc.Workload("작업 2", 1e14, 100e9)]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ax = roofline_plot([a, b], w)
+        ax.figure.canvas.draw()
+    assert not [c for c in caught if "Glyph" in str(c.message) or "missing from font" in str(c.message)]
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert any("I = 100" in s for s in labels)
+    assert "NanumGothic" in matplotlib.rcParams["font.family"]
+    plt.close(ax.figure)
+
+
+def test_log_axes_below_one_have_a_minus_glyph(caplog):
+    # matplotlib reports a missing mathtext glyph through logging, not warnings
+    setup_korean_font()
+    fig, ax = plt.subplots()
+    ax.loglog([0.01, 1, 100], [0.001, 1, 10])
+    ax.set_title("산술 강도 −1 미만")
+    with caplog.at_level(logging.WARNING, logger="matplotlib"), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fig.canvas.draw()
+    assert "does not have a glyph" not in caplog.text
+    assert not [c for c in caught if "Glyph" in str(c.message)]
+    plt.close(fig)

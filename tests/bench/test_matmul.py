@@ -1,0 +1,73 @@
+"""xpucalc.bench.matmul: GEMM FLOP counting, the answer check that catches a wrong product, what cannot run."""
+from __future__ import annotations
+
+import pytest
+
+from xpucalc import bench
+from xpucalc.bench import matmul, target
+
+torch = pytest.importorskip("torch")
+
+
+@pytest.mark.parametrize("args, word", [((0, 8, 8, "fp32"), "m"), ((8, 8.5, 8, "fp32"), "k"),
+                                        ((8, 8, -1, "fp32"), "n"), ((8, 8, 8, "int4"), "precision")])
+def test_gemm_bad_input_names_the_argument(args, word):
+    with pytest.raises(ValueError, match=word):
+        bench.gemm(*args, device="cpu")
+
+
+def test_gemm_counts_flops_and_checks_the_answer():
+    r = bench.gemm(64, 96, 80, "fp32", "cpu", reps=3, warmup_s=0.01)
+    assert r.ok and r.threads == 1 and r.accurate
+    assert r.flops == 2 * 64 * 96 * 80                 # 983,040 FLOP
+    assert r.flops_per_s == pytest.approx(r.flops / r.median_s)
+    assert r.best_flops_per_s >= r.flops_per_s
+    # fp32 bytes: 4 (64*96 + 96*80 + 64*80) = 4 (6,144 + 7,680 + 5,120) = 4 * 18,944 = 75,776
+    assert r.min_bytes == 75_776 and r.intensity == pytest.approx(983_040 / 75_776)
+
+
+def test_gemm_catches_a_wrong_product(monkeypatch):
+    real = matmul._torch_operands
+
+    def wrong(torch_, m, k, n, precision, dev, seed):
+        a, b, call = real(torch_, m, k, n, precision, dev, seed)
+        return a, b, lambda: torch_.zeros(m, n)
+
+    monkeypatch.setattr(matmul, "_torch_operands", wrong)
+    assert not bench.gemm(32, 32, 32, "fp32", "cpu", reps=2, warmup_s=0.01).accurate
+
+
+@pytest.mark.parametrize("kind, prec, cc, unsupported", [
+    ("cpu", "tf32", None, True), ("cpu", "fp8", None, True), ("cpu", "bf16", None, False),
+    ("cuda", "tf32", (7, 5), True), ("cuda", "fp8", (8, 0), True), ("cuda", "fp8", (8, 9), False),
+    ("cuda", "bf16", (7, 5), False), ("cuda", "fp8", (9, 0), False)])
+def test_unsupported_reason(kind, prec, cc, unsupported):
+    t = target.Target("torch", kind, "cuda:0" if kind == "cuda" else "cpu")
+    assert bool(matmul.unsupported_reason(t, prec, cc)) is unsupported
+
+
+def test_gemm_unsupported_is_a_result_not_a_crash():
+    r = bench.gemm(16, 16, 16, "tf32", "cpu")
+    assert not r.ok and "TF32" in r.reason and r.flops_per_s is None and r.evidence == "아직 미측정"
+
+
+def test_gemm_tf32_mode_is_restored(monkeypatch):
+    # the precision is set for the timed calls only (xpucalc.bench.settings.fp32_matmul_precision)
+    before = torch.backends.cuda.matmul.fp32_precision
+    seen = []
+    real = matmul._torch_operands
+
+    def spy(torch_, m, k, n, precision, dev, seed):
+        a, b, call = real(torch_, m, k, n, precision, dev, seed)
+        return a, b, lambda: (seen.append(torch_.backends.cuda.matmul.fp32_precision), call())[1]
+
+    monkeypatch.setattr(matmul, "_torch_operands", spy)
+    assert bench.gemm(16, 16, 16, "fp32", "cpu", reps=1, inner=1, warmup_s=0.01).accurate
+    assert set(seen) == {"ieee"} and torch.backends.cuda.matmul.fp32_precision == before
+
+
+def test_gemm_on_jax():
+    pytest.importorskip("jax")
+    g = bench.gemm(16, 24, 8, "fp32", "jax:cpu", reps=2, warmup_s=0.01)
+    assert g.ok and g.accurate and g.framework == "jax" and g.flops == 2 * 16 * 24 * 8
+    assert not bench.gemm(16, 16, 16, "fp8", "jax:cpu").ok

@@ -1,0 +1,131 @@
+"""xpucalc.render.bench_plots: the plots of measurements are tested on what they draw (line y-values, bar heights),
+worked by hand from the inputs or read from the published reference table (reference_runs.csv, source §11.3)."""
+from __future__ import annotations
+
+import logging
+import math
+from types import SimpleNamespace
+
+import matplotlib
+import numpy as np
+import pytest
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from xpucalc import Device, bench  # noqa: E402
+from xpucalc.bench import bandwidth, collectives, reference  # noqa: E402
+from xpucalc.bench.timing import summarize  # noqa: E402
+from xpucalc.render import bench_plots  # noqa: E402
+from xpucalc.units import MS  # noqa: E402
+
+
+def _t(seconds):
+    return summarize([seconds] * 3, warn=False)
+
+
+def test_plots_draw_their_data():
+    rs = [bandwidth.StreamResult("copy", n, 2 * n, summarize([n / 1e10], warn=False), 1, "cpu", "torch", "float32",
+                                 1, True) for n in (2**16, 2**20)]
+    ax = bench_plots.bandwidth_plot(rs, {"L2": 2**21})
+    assert [ln.get_ydata()[0] for ln in ax.get_lines()[:1]] == pytest.approx([20.0])   # 2n / (n / 1e10) = 20 GB/s
+    roof = Device("측정", 1e11, 1e10)
+    ax = bench_plots.measured_roofline_plot([roof], {"층": [(1.0, 5e9), (100.0, 9e10)]})
+    pts = ax.get_lines()[-1]
+    assert list(pts.get_xdata()) == [1.0, 100.0] and list(pts.get_ydata()) == pytest.approx([5.0, 90.0])  # GFLOP/s
+    rows = [collectives.CollectiveRow("all_reduce", s, 2, "gloo", summarize([1e-4 + s / 1e9], warn=False), True)
+            for s in (1e3, 1e6)]
+    ax = bench_plots.collective_time_plot(rows, collectives.fit_alpha_beta([1e3, 1e6], [r.time_s for r in rows]))
+    assert list(ax.get_lines()[0].get_ydata()) == pytest.approx([(1e-4 + 1e-6) * 1e3, (1e-4 + 1e-3) * 1e3])
+    bench_plots.busbw_plot(rows)
+    with pytest.raises(ValueError, match="roofs"):
+        bench_plots.measured_roofline_plot([], {})
+    plt.close("all")
+
+
+# --- a reader's results beside the reference runs ----------------------------------------------------
+def test_plot_beside_reference(recwarn, caplog):
+    caplog.set_level(logging.WARNING, logger="matplotlib")
+    ref = reference.load("tpu-v5e")
+    # my grid in the reference's order, k = n = 32: device 0.01 ms, copies 0.03 ms, first call 5 ms (x2 for M = 1)
+    env = bench.Environment("jax", "0.7.2", "cpu", "x", 1)
+    mine = [bench.BenchResult(bench.Condition("jax", r.path, r.precision, r.m, 32, 32), environment=env,
+                              first_call_s=5e-3 * (2 if r.m == 1 else 1), device=_t(1e-5), with_transfer=_t(3e-5))
+            for r in ref]
+    mine[1] = bench.unsupported(bench.Condition("jax", "eager", "fp32", 1, 32, 32), "테스트")
+    for boundary in reference.BOUNDARIES:
+        ax = bench_plots.beside_reference_plot(mine, ref, boundary=boundary)
+        # the data, not only the glyphs: first 8 bars are the reference in its own order, in ms; then mine
+        heights = [p.get_height() for p in ax.patches]
+        assert heights[:8] == pytest.approx([r.time_s(boundary) / MS for r in ref])
+        t_mine = {"device": mine[0].device.median_s, "with_transfer": mine[0].with_transfer.median_s,
+                  "first_call": mine[0].first_call_s}[boundary]
+        assert heights[8] == pytest.approx(t_mine / MS) and math.isnan(heights[9])
+        assert ax.get_yscale() == "log"
+        labels = [t.get_text() for t in ax.get_xticklabels()]
+        assert len(labels) == 8 and "jax.jit" in labels[-1]
+        assert any(t.get_text() == "미지원" for t in ax.texts)
+        assert ax.get_legend().get_texts()[1].get_text() == f"내 실행: CPU (x) (jax 0.7.2, {env.date}, CPU 동작 확인)"
+        ax.figure.canvas.draw()
+        plt.close(ax.figure)
+    glyph = [str(w.message) for w in recwarn if "glyph" in str(w.message).lower()]
+    glyph += [rec.getMessage() for rec in caplog.records if "glyph" in rec.getMessage().lower()]
+    assert not glyph, glyph  # matplotlib reports missing glyphs as warnings or as log records
+    with pytest.raises(ValueError, match="boundary"):
+        bench_plots.beside_reference_plot(mine, ref, boundary="total")
+    with pytest.raises(ValueError, match="reference_runs"):
+        bench_plots.beside_reference_plot(mine, [])
+    assert not math.isnan(ref[0].device_s)
+
+
+def _mine(key, device_ms, transfer_ms, first_ms, ok=True):
+    path, precision, m = key
+    return SimpleNamespace(key=lambda: key, ok=ok, first_call_s=first_ms / 1e3, environment=None,
+                           device=SimpleNamespace(median_s=device_ms / 1e3),
+                           with_transfer=SimpleNamespace(median_s=transfer_ms / 1e3))
+
+
+# published A100 rows (reference_runs.csv, source §11.3), in the CSV's order:
+# (path, precision, M): (first call ms, device ms, with transfer ms)
+A100 = {
+    ("eager", "fp32", 128): (235.921, 0.0696, 0.3587),
+    ("eager", "fp32", 1): (15.122, 0.0788, 0.1413),
+    ("compiled", "fp32", 128): (4394.837, 0.1464, 0.4458),
+}
+
+
+@pytest.mark.parametrize("boundary, col", [("first_call", 0), ("device", 1), ("with_transfer", 2)])
+def test_plot_beside_draws_the_chosen_boundary(boundary, col):
+    ref = reference.load("a100-sxm4-40gb")
+    # my runs: device 1, with transfer 2, first call 3 (x10 for M = 1), so a swapped boundary shows
+    mine = [_mine(("eager", "fp32", 128), 1.0, 2.0, 3.0), _mine(("eager", "fp32", 1), 10.0, 20.0, 30.0),
+            _mine(("compiled", "fp32", 128), 0, 0, 0, ok=False)]
+    ax = bench_plots.beside_reference_plot(mine, ref, boundary=boundary, mine_label="내 실행")
+    ref_bars, my_bars = ax.containers
+    heights = [b.get_height() for b in ref_bars]
+    assert len(heights) == 8
+    for i, key in enumerate(A100):
+        assert heights[i] == pytest.approx(A100[key][col])
+    mine_h = [b.get_height() for b in my_bars]
+    assert mine_h[0] == pytest.approx([3.0, 1.0, 2.0][col])
+    assert mine_h[1] == pytest.approx([30.0, 10.0, 20.0][col])
+    assert np.isnan(mine_h[2])                           # unsupported: no bar, a "미지원" note instead
+    assert [t.get_text() for t in ax.texts].count("미지원") == 1
+    assert [t.get_text() for t in ax.texts].count("미실행") == 5   # the other 5 reference rows
+    # reference bars left of my bars in every group
+    assert all(r.get_x() < m.get_x() for r, m in zip(ref_bars, my_bars))
+    plt.close(ax.figure)
+
+
+# --- measured beside the roofline floor -------------------------------------------------------------------------
+def test_plot_floor_draws_measured_and_floor():
+    ax = bench_plots.floor_plot(precision="bf16")
+    heights = [p.get_height() for p in ax.patches]
+    # 8 BF16 groups (4 A100, 4 TPU): first the measured bars (us), then the floors (us)
+    assert len(heights) == 16
+    assert heights[0] == pytest.approx(62.5) and heights[8] == pytest.approx(1.6871, rel=1e-4)
+    assert heights[6] == pytest.approx(161.9) and heights[14] == pytest.approx(3.2033, rel=1e-4)
+    assert ax.get_yscale() == "log"
+    plt.close(ax.figure)
+    with pytest.raises(ValueError, match="precision"):
+        bench_plots.floor_plot(precision="int4")
