@@ -92,8 +92,8 @@ class Options:
 
     Attributes:
         warmup, reps: untimed (>= 0) and timed (>= 1) repetitions per boundary; None picks
-            :func:`~xpucalc.bench.environment.default_reps` of the environment (see :meth:`counts`).
-        seed: input seed (:func:`~xpucalc.bench.accuracy.make_inputs`).
+            :func:`~xpucalc.bench.default_reps` of the environment (see :meth:`counts`).
+        seed: input seed (:func:`~xpucalc.bench.make_inputs`).
         tolerance: max-abs-error tolerance; None uses the precision's default.
         noisy_threshold: IQR/median ratio above which a timing is flagged noisy (> 0).
         rounds: interleaved rounds on a CPU (None: as many as ``reps``, one call of each boundary per round).

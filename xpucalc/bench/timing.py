@@ -317,7 +317,7 @@ def batched(fn: Callable[[], Any], batch: int) -> Callable[[], Any]:
 def time_batches(fn: Callable[[], Any], reps: int, batch: int, sync: Sync | None = None,
                  clock: Clock = time.perf_counter) -> list[float]:
     """Back-to-back time: ``reps`` samples of ``batch`` calls and one ``sync`` on the last output, each divided
-    by ``batch``; seconds per call (:func:`time_calls` of :func:`batched`, no warm-up: warm up first)."""
+    by ``batch``; seconds per call (:func:`time_calls` of ``batched``, no warm-up: warm up first)."""
     return [s / batch for s in time_calls(batched(fn, batch), 0, reps, sync=sync, clock=clock)]
 
 

@@ -62,7 +62,7 @@ class Figure:
         conditions: what the figure holds under (precision, sparsity, per chip or per board, ...).
         source: the id of the document, a key of the file's ``sources``.
         checked: the date the figure was checked, ``YYYY-MM-DD``.
-        evidence: one of :data:`xpucalc.evidence.LABELS`.
+        evidence: one of ``xpucalc.evidence.LABELS``.
         label: the name of an extra figure (``"NVLink bandwidth"``); None for the main figures.
         precision: a peak's precision (``"bf16"``, ``"int8"``, ...); None for figures that are not peaks.
         sparse: a peak's sparsity: True (2:4 structured), False (dense), None (not stated, or not a peak).

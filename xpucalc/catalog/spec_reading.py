@@ -50,7 +50,7 @@ def peak_ratio(key: str, numerator: str, denominator: str, sparse: bool = False)
         sparse: compare the sparse figures instead of the dense ones.
 
     Raises:
-        KeyError / ValueError from :func:`xpucalc.devices.peak` when a figure is missing.
+        KeyError / ValueError from :func:`xpucalc.catalog.devices.peak` when a figure is missing.
     """
     num = devices.peak(key, numerator, sparse)
     den = devices.peak(key, denominator, sparse)

@@ -2,7 +2,7 @@
 
 The one home of the ring factor (n - 1) / n (``tests/test_architecture.py`` pins it here):
 ``xpucalc.llm.serving`` and ``xpucalc.llm.parallelism`` call these functions, and
-``xpucalc.bench.collectives`` reads :func:`busbw_factor` from here.
+``xpucalc.bench.collectives`` reads ``busbw_factor`` from here.
 
 Units: sizes in bytes, bandwidths in bytes/s one way per rank, times in seconds. A
 ``latency_s`` is the fixed cost of one collective or one send (NCCL's launch and

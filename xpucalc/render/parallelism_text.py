@@ -24,7 +24,7 @@ def _gb(value: float) -> str:
 
 
 def step_sentences(step: Step, serving: bool) -> list[str]:
-    """The Korean sentences of one step of the flow (one; the two "cannot fit" steps add :data:`ADVICE`)."""
+    """The Korean sentences of one step of the flow (one; the two "cannot fit" steps add ``ADVICE``)."""
     v = step.values
     match step.kind:
         case "fits_one_gpu":
