@@ -1,6 +1,7 @@
 """Reading _toc.yml: shared by the chapter-execution and site tests."""
 from __future__ import annotations
 
+import os
 import pathlib
 
 import yaml
@@ -37,29 +38,88 @@ def resolve(entry: str) -> pathlib.Path:
 
 
 _EXECUTED: dict[str, object] = {}
+_PLANNED: list[str] = []  # pages the selected tests will read (tests/book/conftest.py), executed together
+
+
+def plan(entries) -> None:
+    """Say which pages this session's tests will read, so that the first :func:`executed` runs them all at once."""
+    _PLANNED.extend(e for e in entries if e not in _PLANNED)
+
+
+def _jobs() -> int:
+    """Kernels at a time: $XPU_EXECUTE_JOBS, else the CPU count (a page spends much of its time starting up)."""
+    return max(1, int(os.environ.get("XPU_EXECUTE_JOBS") or os.cpu_count() or 1))
+
+
+def _built(entries: list[str]) -> dict[str, object]:
+    """The notebooks a book build executed, read back from its jupyter-cache folder ($XPU_BUILD_CACHE), by source.
+
+    For a build of this very tree made just before the tests (.ci/run builds, then runs pytest with it), so that a
+    page runs once: the build executes every page in a fresh kernel and fails on any error, and the tests read
+    the outputs the site shows. A page absent from the cache, or whose source changed after the build, runs here.
+    Without $XPU_BUILD_CACHE (the default) every page is executed by the tests themselves.
+    """
+    folder = os.environ.get("XPU_BUILD_CACHE")
+    if not folder or not pathlib.Path(folder).is_dir():
+        return {}
+    from datetime import timezone
+
+    from jupyter_cache import get_cache
+
+    cache = get_cache(folder)
+    records = {r.uri: r for r in cache.list_cache_records()}
+    found = {}
+    for entry in entries:
+        path = resolve(entry)
+        record = records.get(str(path))
+        if record and record.created.replace(tzinfo=timezone.utc).timestamp() >= path.stat().st_mtime:
+            found[entry] = cache.get_cache_bundle(record.pk).nb
+    return found
+
+
+def _execute(entries: list[str]) -> None:
+    """Execute ``entries``, each in its own fresh kernel, up to :func:`_jobs` at a time; store notebook or error.
+
+    Pages a book build just executed are read back instead (:func:`_built`).
+    """
+    import asyncio
+
+    import jupytext
+    import nbformat
+    from nbclient import NotebookClient
+
+    async def one(entry: str, gate: asyncio.Semaphore) -> None:
+        path = resolve(entry)
+        nb = jupytext.read(path) if path.suffix == ".md" else nbformat.read(path, as_version=4)
+        async with gate:
+            try:
+                await NotebookClient(nb, timeout=300, kernel_name="python3",
+                                     resources={"metadata": {"path": str(path.parent)}}).async_execute()
+                _EXECUTED[entry] = nb
+            except Exception as exc:  # a failing page fails every test that reads it, without running again
+                _EXECUTED[entry] = exc
+
+    async def all_of_them(todo: list[str]) -> None:
+        gate = asyncio.Semaphore(_jobs())
+        await asyncio.gather(*(one(e, gate) for e in todo))
+
+    _EXECUTED.update(_built(entries))
+    todo = [e for e in entries if e not in _EXECUTED]
+    if todo:
+        asyncio.run(all_of_them(todo))
 
 
 def executed(entry: str):
     """The notebook of a TOC entry, executed once per test session in a fresh kernel (cached).
 
-    Shared by the chapter-execution test and the chapter-value test so that each page runs once.
+    Shared by the chapter-execution test and the chapter-value test so that each page runs once. The first call
+    also executes every page :func:`plan` announced, several kernels at a time.
     Raises ``nbclient.exceptions.CellExecutionError`` with the failing cell on any error.
     """
     if entry not in _EXECUTED:
-        import jupytext
-        import nbformat
-        from nbclient import NotebookClient
-
-        path = resolve(entry)
-        nb = jupytext.read(path) if path.suffix == ".md" else nbformat.read(path, as_version=4)
-        try:
-            NotebookClient(nb, timeout=300, kernel_name="python3",
-                           resources={"metadata": {"path": str(path.parent)}}).execute()
-            _EXECUTED[entry] = nb
-        except Exception as exc:  # a failing page fails every test that reads it, without running again
-            _EXECUTED[entry] = exc
+        _execute([entry] + [e for e in _PLANNED if e != entry and e not in _EXECUTED])
     if isinstance(_EXECUTED[entry], Exception):
-        raise _EXECUTED[entry]
+        raise _EXECUTED[entry].with_traceback(None)  # a stored error's traceback would grow with every raise
     return _EXECUTED[entry]
 
 

@@ -1,4 +1,4 @@
-"""The package's layout is its architecture (CONTRIBUTING.md, "The tree"): these tests keep it so.
+"""The package's layout is its architecture (CONTRIBUTING.md §1, "저장소 구성과 그 이유"): these tests keep it so.
 
 1. Layers read top-down: foundation (``units``, ``evidence``, ``_check``) < ``core`` < ``catalog`` < ``llm``
    < ``bench`` < ``render``. No module imports from a layer above its own (function-level imports included).

@@ -4,7 +4,7 @@
 ``INSTALL_CELL`` is the source of the first code cell of every lab in ``labs/``.
 It is built from ``repository.url`` in ``_config.yml`` (the one place the
 repository is named; the Colab badges come from the same setting), and tests
-check that every lab carries exactly this text (``tests/test_colab_cell.py``).
+check that every lab carries exactly this text (``tests/book/test_colab_cell.py``).
 
 What the cell does:
 

@@ -294,7 +294,7 @@ _SHARE = re.compile(r"(share|pct|percent|frac|mfu|util|efficiency)", re.I)
 _MFU_PRINTED = re.compile(r"(MFU|HFU|이용률|활용률)[^\n%]{0,30}?(\d+(?:\.\d+)?)\s*%")
 
 
-@pytest.mark.parametrize("page", PAGES, ids=[p.split("/")[-1] for p in PAGES])
+@pytest.mark.parametrize("page", PAGES, ids=["/".join(p.split("/")[-2:]) for p in PAGES])
 def test_invariants_over_every_glued_value(values, page):
     nb = executed(page)
     for name, text in values(page).items():

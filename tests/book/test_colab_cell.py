@@ -1,5 +1,6 @@
-"""The labs' Colab parts: the badge points at this repository, and the install cell works without touching torch/jax.
+"""The labs' install cell works in Colab's situation: it installs xpucalc without touching torch/jax, or stops in Korean.
 
+(The badge, the install cell's place in every lab and the hidden answers are conventions: test_conventions.py.)
 The install cell is run for real in a fresh virtual environment that sees this
 machine's torch and jax (as Colab's runtime has its own) but not xpucalc, with
 XPUCALC_SOURCE pointing at a copy of this checkout (the repository root found
@@ -47,29 +48,13 @@ def _cells(nb_path: Path) -> list[dict]:
     return json.loads(nb_path.read_text(encoding="utf-8"))["cells"]
 
 
-def _install_cell(nb_path: Path) -> str:
-    code = [c for c in _cells(nb_path) if c["cell_type"] == "code"]
-    assert code, f"{nb_path.name} has no code cell"
-    return "".join(code[0]["source"])
-
-
-def test_there_are_labs():
-    assert {"00_analytic_check.ipynb", "01_pytorch_lab.ipynb", "02_jax_lab.ipynb"} <= {p.name for p in LABS}
-
-
-@pytest.mark.parametrize("nb_path", LABS, ids=lambda p: p.name)
-def test_badge_and_install_source_match_config(nb_path):
-    url, branch = _repository_url()
-    m = re.fullmatch(r"https://github\.com/([^/]+/[^/]+?)(?:\.git)?", url)
-    assert m, f"repository.url {url!r} is not a GitHub repository URL"
-    expected = f"https://colab.research.google.com/github/{m.group(1)}/blob/{branch}/labs/{nb_path.name}"
-    first = _cells(nb_path)[0]
-    assert first["cell_type"] == "markdown"
-    text = "".join(first["source"])
-    links = re.findall(r"\((https://colab\.research\.google\.com/github/[^)\s]+)\)", text)
-    assert links == [expected], f"{nb_path.name}: badge links {links}, expected {expected}"
-    assert "colab-badge.svg" in text
-    assert f'"git+{url}"' in _install_cell(nb_path)
+def test_there_are_labs_with_hidden_answers():
+    """The first three labs exist, each with at least three answers (their form: test_conventions.py)."""
+    first = ("00_analytic_check.ipynb", "01_pytorch_lab.ipynb", "02_jax_lab.ipynb")
+    assert set(first) <= {p.name for p in LABS}
+    for name in first:
+        hidden = [c for c in _cells(REPO / "labs" / name) if "hide-cell" in c.get("metadata", {}).get("tags", [])]
+        assert len(hidden) >= 3, f"{name}: expected hidden answers"
 
 
 def _lab_cells():
@@ -82,12 +67,6 @@ def _lab_cells():
 
 
 INSTALL_CELL = _lab_cells().INSTALL_CELL
-
-
-@pytest.mark.parametrize("nb_path", LABS, ids=lambda p: p.name)
-def test_every_lab_carries_the_canonical_install_cell(nb_path):
-    """The first code cell is tools/lab_cells.py's INSTALL_CELL (sync with `python tools/lab_cells.py --write`)."""
-    assert _install_cell(nb_path) == INSTALL_CELL, f"{nb_path.name}: run python tools/lab_cells.py --write {nb_path}"
 
 
 def test_install_cell_text():
@@ -121,10 +100,15 @@ def _fresh_env(tmp_path: Path) -> Path:
 
 
 def _probe(py: Path, cwd: Path) -> dict:
-    code = ("import json, importlib.util as u, torch, jax, jaxlib\n"
+    """Where torch, jax and jaxlib load from and their versions, and where xpucalc would load from (None: nowhere).
+
+    Found without importing them (importing torch and jax takes seconds): the spec's file and the installed
+    distribution's version are what an install could change.
+    """
+    code = ("import json, importlib.util as u, importlib.metadata as m\n"
             "x = u.find_spec('xpucalc')\n"
-            "print(json.dumps({'torch': torch.__version__, 'torch_file': torch.__file__, 'jax': jax.__version__,"
-            " 'jaxlib': jaxlib.__version__, 'xpucalc': x.origin if x else None}))")
+            "print(json.dumps({'torch': m.version('torch'), 'torch_file': u.find_spec('torch').origin,"
+            " 'jax': m.version('jax'), 'jaxlib': m.version('jaxlib'), 'xpucalc': x.origin if x else None}))")
     out = subprocess.run([str(py), "-c", code], cwd=cwd, check=True, capture_output=True, text=True,
                          env=_clean_env())
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -220,21 +204,3 @@ def test_install_cell_unreachable_source_stops_the_notebook(tmp_path, monkeypatc
     assert len(errors) == 1 and errors[0].ename == "XpucalcInstallFailed"
     assert errors[0].traceback == ["실행을 멈췄습니다: xpucalc 설치 실패 (위 안내를 보십시오)"]
     assert second.outputs == [] and second.get("execution_count") is None
-
-
-@pytest.mark.parametrize("nb_path", LABS, ids=lambda p: p.name)
-def test_hidden_answers_hide_everywhere(nb_path):
-    """Answer cells hide in the book (hide-cell), in Jupyter (source_hidden) and in Colab (form + #@title)."""
-    hidden = [c for c in _cells(nb_path) if "hide-cell" in c.get("metadata", {}).get("tags", [])]
-    for c in hidden:
-        assert c["cell_type"] == "code"
-        assert c["metadata"].get("jupyter", {}).get("source_hidden") is True
-        assert c["metadata"].get("cellView") == "form"
-        assert "".join(c["source"]).startswith("#@title ")
-        # the stored answer (the site renders it) is collapsed in JupyterLab as well; its numbers come from
-        # the run, so nbval does not compare it
-        assert c["metadata"]["jupyter"].get("outputs_hidden") is True, f"{nb_path.name}: answer output not hidden"
-        if c.get("outputs"):
-            assert "nbval-ignore-output" in c["metadata"]["tags"]
-    if nb_path.name in ("00_analytic_check.ipynb", "01_pytorch_lab.ipynb", "02_jax_lab.ipynb"):
-        assert len(hidden) >= 3, f"{nb_path.name}: expected hidden answers"

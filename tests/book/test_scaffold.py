@@ -4,8 +4,9 @@ A throwaway week and lab are scaffolded into a copy (only what a build and the t
 no venvs, no build outputs), and then, in that copy, with the copy's own xpucalc first on the path:
 
 - the week builds strictly (``jupyter-book build -W -n --keep-going``) from a TOC holding the new week
-  only (fast: about ten seconds of execution), and passes the chapter tests and the conventions tests;
-- the lab passes ``pytest --nbval`` as written, and the Colab and conventions tests;
+  only (fast: about ten seconds of execution);
+- one pytest run in the copy: the week passes the chapter, chapter-value and conventions tests, and the
+  lab passes ``pytest --nbval`` as written and the Colab and conventions tests;
 - both tools refuse what they must refuse (exit code 2, a Korean message, nothing written).
 
 The build of the *whole* copy (every chapter executed again, several minutes) runs only with
@@ -48,7 +49,8 @@ LAB_NAME = f"{LAB:02d}_scaffold_check"
 
 
 def _env(copy: Path) -> dict:
-    env = {k: v for k, v in os.environ.items() if k not in ("XPU_REQUIRE_SITE", "PYTHONHOME")}
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("XPU_REQUIRE_SITE", "XPU_REQUIRE_PDF", "XPU_BUILD_CACHE", "PYTHONHOME")}
     env["PYTHONPATH"] = str(copy)  # the copy's xpucalc before the editable install of the checkout
     return env
 
@@ -62,7 +64,8 @@ def _tool(copy: Path, name: str, *args: str) -> subprocess.CompletedProcess:
 
 
 def _pytest(copy: Path, *args: str) -> subprocess.CompletedProcess:
-    return _run(copy, sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-o", "addopts=", "-q", *args)
+    """pytest in the copy, one line per test (node id and outcome)."""
+    return _run(copy, sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-o", "addopts=", "-v", *args)
 
 
 def _tail(proc: subprocess.CompletedProcess, n: int = 4000) -> str:
@@ -179,30 +182,46 @@ def test_scaffolded_week_builds_strictly(copy):
     assert "colab-badge.svg" in lab and f"labs/{LAB_NAME}.ipynb" in lab
 
 
-def test_scaffolded_week_passes_the_chapter_and_conventions_tests(copy):
+@pytest.fixture(scope="module")
+def outcomes(copy) -> dict[str, str]:
+    """One pytest run in the copy over what the new week and lab must pass: node id -> PASSED, FAILED, ..."""
     t0 = time.perf_counter()
-    chapter_tests = sorted(str(p.relative_to(copy)) for p in (copy / "tests").glob("test_chapter*.py"))
-    proc = _pytest(copy, *chapter_tests, "tests/test_conventions.py", "-k", f"week{WEEK:02d}")
-    TIMES["chapter-tests"] = time.perf_counter() - t0
-    assert proc.returncode == 0, _tail(proc)
-    passed = int(re.search(r"(\d+) passed", proc.stdout).group(1))
-    assert passed >= 4 + 4 + 1  # four pages executed, four titles checked, the folder checked (and more)
+    tests = [str(p.relative_to(copy)) for p in sorted((copy / "tests" / "book").glob("test_*.py"))
+             if p.stem in ("test_chapters", "test_chapter_values", "test_conventions", "test_colab_cell")]
+    proc = _pytest(copy, *tests, "--nbval", f"labs/{LAB_NAME}.ipynb", "-k", f"week{WEEK:02d} or {LAB_NAME}")
+    TIMES["tests-in-copy"] = time.perf_counter() - t0
+    found = dict(re.findall(r"^(\S.*?) (PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)\b", proc.stdout, re.M))
+    assert found, _tail(proc)
+    return found | {"(exit code)": str(proc.returncode), "(tail)": _tail(proc)}
+
+
+def _part(outcomes: dict[str, str], keep) -> dict[str, str]:
+    return {n: o for n, o in outcomes.items() if not n.startswith("(") and keep(n)}
+
+
+def test_scaffolded_week_passes_the_chapter_and_conventions_tests(outcomes):
+    week = _part(outcomes, lambda n: f"week{WEEK:02d}" in n)
+    assert all(o == "PASSED" for o in week.values()), {n: o for n, o in week.items() if o != "PASSED"}
+    # four pages executed, their glued values checked, four titles, four exercise pages, the folder (and more)
+    assert sum(n.startswith("tests/book/test_chapters.py") for n in week) == 4
+    assert sum(n.startswith("tests/book/test_chapter_values.py") for n in week) == 4
+    assert len(week) >= 4 + 4 + 4 + 1
 
 
 # --------------------------------------------------------------------------- new-lab
 
-def test_scaffolded_lab_passes_nbval_as_written(copy):
-    t0 = time.perf_counter()
-    proc = _pytest(copy, "--nbval", f"labs/{LAB_NAME}.ipynb")
-    TIMES["nbval-lab"] = time.perf_counter() - t0
-    assert proc.returncode == 0, _tail(proc)
-    assert int(re.search(r"(\d+) passed", proc.stdout).group(1)) >= 5
+def test_scaffolded_lab_passes_nbval_as_written(outcomes):
+    cells = _part(outcomes, lambda n: n.startswith("labs/"))
+    assert len(cells) >= 5 and all(o == "PASSED" for o in cells.values()), cells
 
 
-def test_scaffolded_lab_passes_the_colab_and_conventions_tests(copy):
-    proc = _pytest(copy, "tests/test_conventions.py", "tests/test_colab_cell.py", "-k", LAB_NAME)
-    assert proc.returncode == 0, _tail(proc)
-    assert int(re.search(r"(\d+) passed", proc.stdout).group(1)) >= 6
+def test_scaffolded_lab_passes_the_colab_and_conventions_tests(outcomes):
+    checks = _part(outcomes, lambda n: n.startswith("tests/") and LAB_NAME in n)
+    assert len(checks) >= 6 and all(o == "PASSED" for o in checks.values()), checks
+
+
+def test_everything_run_in_the_copy_passed(outcomes):
+    assert outcomes["(exit code)"] == "0", outcomes["(tail)"]
 
 
 def test_scaffolded_lab_is_in_the_toc_in_number_order(copy):

@@ -7,16 +7,11 @@ XPU_SITE_DIR names another built site. Without a built site it skips, unless XPU
 """
 from __future__ import annotations
 
-import os
-import pathlib
 import re
 
 import pytest
-from _toc import ROOT, toc_files
+from _site import PAGES, SITE, require_site
 
-SITE = pathlib.Path(os.environ.get("XPU_SITE_DIR", ROOT / "_build" / "html"))  # another build dir may be named
-REQUIRE = os.environ.get("XPU_REQUIRE_SITE") == "1"
-PAGES = [f"{entry}.html" for entry in toc_files()]
 ROLE = re.compile(r"\{glue(?::\w+)?\}")
 
 
@@ -29,11 +24,9 @@ def _body(html: str) -> str:
 
 @pytest.mark.parametrize("page", PAGES)
 def test_no_unrendered_glue_role(page):
+    require_site()
     path = SITE / page
-    if not path.is_file():
-        if REQUIRE:
-            pytest.fail(f"{page} is not in the built site at {SITE}")
-        pytest.skip("the site is not built (run `jupyter-book build .` first)")
+    assert path.is_file(), f"{page} is not in the built site at {SITE}"
     body = _body(path.read_text(encoding="utf-8"))
     hits = [body[max(0, m.start() - 60):m.end() + 40] for m in ROLE.finditer(body)]
     assert not hits, (f"{page}: {len(hits)} glue role(s) left unrendered (a role inside $…$ or a code span?): "

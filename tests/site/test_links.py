@@ -2,14 +2,12 @@
 from __future__ import annotations
 
 import html.parser
-import os
 import pathlib
+import re
 from urllib.parse import unquote, urlparse
 
-import pytest
-from _toc import ROOT
+from _site import SITE, require_site
 
-SITE = pathlib.Path(os.environ.get("XPU_SITE_DIR") or ROOT / "_build" / "html")
 BOOK_PDF = "xpu-book.pdf"  # written into the site by tools/build-pdf (CI does); the site links it before it exists
 
 
@@ -37,10 +35,7 @@ def _parse(path: pathlib.Path) -> _Collector:
 
 
 def test_no_broken_internal_links():
-    if not (SITE / "index.html").is_file():
-        if os.environ.get("XPU_REQUIRE_SITE") == "1":
-            pytest.fail("the site is not built")
-        pytest.skip("the site is not built (run `jupyter-book build .` first)")
+    require_site()
     pages = [p for p in SITE.rglob("*.html") if "_static" not in p.parts]
     parsed = {p: _parse(p) for p in pages}
     broken = []
@@ -66,12 +61,7 @@ def test_no_broken_internal_links():
 
 def test_external_links_are_listed_on_the_references_page():
     """Every outside address a page links to is on the references page (with its date); Colab launches excepted."""
-    import re
-
-    if not (SITE / "index.html").is_file():
-        if os.environ.get("XPU_REQUIRE_SITE") == "1":
-            pytest.fail("the site is not built")
-        pytest.skip("the site is not built (run `jupyter-book build .` first)")
+    require_site()
     listed = set(re.findall(r'href="(https?://[^"]+)"', (SITE / "book/appendix/references.html").read_text(encoding="utf-8")))
     unlisted = []
     for page in SITE.rglob("*.html"):

@@ -12,9 +12,8 @@ import shutil
 import subprocess
 
 import pytest
-from _toc import ROOT
+from _site import SITE
 
-SITE = pathlib.Path(os.environ.get("XPU_SITE_DIR") or ROOT / "_build" / "html")
 PDF = pathlib.Path(os.environ.get("XPU_PDF") or SITE / "xpu-book.pdf")
 MIN_PAGES = 80
 HEADINGS = ["xPU를 어떻게 비교할 것인가", "차례", "5주차 개요", "사양표 읽기", "연습문제", "용어 사전", "정오표",

@@ -10,12 +10,12 @@ from typing import Any
 from .figure import Source
 
 #: The folder of the data files, as an importlib resource (works from a wheel and a zip too).
-DATA = resources.files("xpucalc.catalog").joinpath("data")
+_DATA = resources.files("xpucalc.catalog").joinpath("data")
 
 
 def read_text(name: str) -> str:
     """The text of ``xpucalc/catalog/data/<name>`` (UTF-8)."""
-    return DATA.joinpath(name).read_text(encoding="utf-8")
+    return _DATA.joinpath(name).read_text(encoding="utf-8")
 
 
 @lru_cache(maxsize=None)
