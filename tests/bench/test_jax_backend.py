@@ -4,7 +4,7 @@ from __future__ import annotations
 import statistics
 
 import pytest
-from _bench_checks import check_ok
+from _bench_checks import BAD_RUNNER_INPUTS, check_bad_input, check_ok
 
 from xpucalc import bench
 
@@ -15,19 +15,9 @@ jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
 
 
-@pytest.mark.parametrize("kwargs, name", [
-    ({"reps": 0}, "reps"),
-    ({"warmup": -1}, "warmup"),
-    ({"m": 0}, "m"),
-    ({"path": "graph"}, "path"),
-    ({"precision": "fp16"}, "precision"),
-    ({"noisy_threshold": 0}, "noisy_threshold"),
-])
+@pytest.mark.parametrize("kwargs, name", BAD_RUNNER_INPUTS)
 def test_bad_input_raises_value_error(kwargs, name):
-    args = {"path": "eager", "precision": "fp32", "m": 1}
-    args.update(kwargs)
-    with pytest.raises(ValueError, match=name):
-        bench.run_jax(args.pop("path"), args.pop("precision"), args.pop("m"), k=8, n=8, **args)
+    check_bad_input(bench.run_jax, kwargs, name)
 
 
 @pytest.mark.parametrize("precision", bench.PRECISIONS)

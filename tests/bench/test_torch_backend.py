@@ -5,7 +5,7 @@ import statistics
 import types
 
 import pytest
-from _bench_checks import check_ok
+from _bench_checks import BAD_RUNNER_INPUTS, check_bad_input, check_ok
 from _fake_cuda import US, FakeGpu, fake_cuda, no_graph
 
 from xpucalc import bench, evidence
@@ -20,19 +20,9 @@ torch = pytest.importorskip("torch")
 
 # --------------------------------------------------------------------------- bad input, missing devices
 
-@pytest.mark.parametrize("kwargs, name", [
-    ({"reps": 0}, "reps"),
-    ({"warmup": -1}, "warmup"),
-    ({"m": 0}, "m"),
-    ({"path": "graph"}, "path"),
-    ({"precision": "fp16"}, "precision"),
-    ({"noisy_threshold": 0}, "noisy_threshold"),
-])
+@pytest.mark.parametrize("kwargs, name", BAD_RUNNER_INPUTS)
 def test_bad_input_raises_value_error(kwargs, name):
-    args = {"path": "eager", "precision": "fp32", "m": 1}
-    args.update(kwargs)
-    with pytest.raises(ValueError, match=name):
-        bench.run_torch(args.pop("path"), args.pop("precision"), args.pop("m"), k=8, n=8, **args)
+    check_bad_input(bench.run_torch, kwargs, name)
 
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="the machine has a CUDA GPU")
