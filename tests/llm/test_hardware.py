@@ -193,3 +193,23 @@ def test_resolve_device_object():
 def test_resolve_rejects_other_types():
     with pytest.raises(ValueError, match="device must be a catalog key .*, got int$"):
         hardware.resolve(42)
+
+
+def test_resolve_catalog_entries_without_memory_on_a_fake_catalog(monkeypatch):
+    from _catalog_helpers import FAKE_DEVICES, use_data
+
+    use_data(monkeypatch, "devices.json", FAKE_DEVICES)
+    # Chip Z publishes a bandwidth (1 TB/s) and a BF16 peak but no memory figure at all
+    with pytest.raises(MissingFigureError, match=r"^memory: the catalog has no memory capacity for z; "
+                                                 r"pass memory=\.\.\. \(bytes\)$") as e:
+        hardware.resolve("z")
+    assert e.value.argument == "memory"
+    h = hardware.resolve("z", memory=8e9)
+    assert (h.memory, h.bandwidth, h.peak_flops, h.from_catalog) == (8e9, 1e12, 4e14, False)
+    # Chip Y has both figures, each unpublished (value None): memory is asked first, then bandwidth
+    with pytest.raises(MissingFigureError, match=r"^memory: ") as e:
+        hardware.resolve("y")
+    assert e.value.argument == "memory"
+    with pytest.raises(MissingFigureError, match=r"^bandwidth: the catalog has no memory bandwidth for y; ") as e:
+        hardware.resolve("y", memory=1e9)
+    assert e.value.argument == "bandwidth"
