@@ -184,7 +184,8 @@ def test_resolve_device_object():
     assert s.peak_flops is None and s.peak_precision is None      # a sparse peak is not a dense peak
     n = hardware.resolve(Device(name="N", peak_flops=1e15, bandwidth=2e12, memory=4e10, precision=""))
     assert n.peak_precision is None and n.peak_flops == 1e15
-    with pytest.raises(MissingFigureError, match=r"^NoMem: memory is unknown; create the Device with memory= \(bytes\) or pass memory=$") as e:
+    with pytest.raises(MissingFigureError, match=r"^NoMem: memory is unknown; create the Device with memory= "
+                                                 r"\(bytes\) or pass memory=$") as e:
         hardware.resolve(Device(name="NoMem", peak_flops=1e15, bandwidth=2e12))
     assert e.value.argument == "memory"
     assert hardware.resolve(Device(name="NoMem", peak_flops=1e15, bandwidth=2e12), memory=8e9).memory == 8e9
