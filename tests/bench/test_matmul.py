@@ -71,3 +71,47 @@ def test_gemm_on_jax():
     g = bench.gemm(16, 24, 8, "fp32", "jax:cpu", reps=2, warmup_s=0.01)
     assert g.ok and g.accurate and g.framework == "jax" and g.flops == 2 * 16 * 24 * 8
     assert not bench.gemm(16, 16, 16, "fp8", "jax:cpu").ok
+
+
+def _fake_scaled_mm(seen):
+    """A stand-in for ``torch._scaled_mm`` with its signature (scales as float32 scalars, keyword-only accumulation
+    flag, default ``use_fast_accum=False``) that records the flag and returns the BF16 product."""
+    def scaled_mm(a, b, scale_a, scale_b, bias=None, scale_result=None, out_dtype=None, use_fast_accum=False):
+        assert a.dtype == torch.float8_e4m3fn and b.dtype == torch.float8_e4m3fn
+        assert scale_a.dtype == torch.float32 and scale_a.numel() == 1 and b.stride(0) == 1   # B column-major
+        seen.append(use_fast_accum)
+        return (a.float() @ b.float() * scale_a * scale_b).to(out_dtype)
+
+    return scaled_mm
+
+
+@pytest.mark.parametrize("precision, fast", [("fp8", False), ("fp8-fast", True)])
+def test_fp8_runs_with_and_without_fast_accumulation(monkeypatch, precision, fast):
+    seen = []
+    monkeypatch.setattr(torch, "_scaled_mm", _fake_scaled_mm(seen))
+    a, b, call = matmul._torch_operands(torch, 16, 32, 8, precision, "cpu", 0)
+    assert call().dtype == torch.bfloat16 and seen == [fast]
+
+
+def test_fp8_results_are_labelled_by_accumulation(monkeypatch):
+    # the CPU path with the device check and _scaled_mm faked, so both FP8 results go through gemm() end to end
+    seen = []
+    monkeypatch.setattr(torch, "_scaled_mm", _fake_scaled_mm(seen))
+    monkeypatch.setattr(matmul, "unsupported_reason", lambda *a, **k: "")
+    slow = bench.gemm(16, 32, 16, "fp8", "cpu", reps=1, inner=1, warmup_s=0.0)
+    fast = bench.gemm(16, 32, 16, "fp8-fast", "cpu", reps=1, inner=1, warmup_s=0.0)
+    assert slow.ok and fast.ok and slow.accurate and fast.accurate
+    assert set(seen) == {False, True} and seen.count(True) and seen.count(False)
+    assert (slow.fast_accum, fast.fast_accum) == (False, True)
+    assert slow.label == "FP8 (정밀 누산)" and fast.label == "FP8 (빠른 누산)"
+    assert any("use_fast_accum=False" in n for n in slow.notes) and any("use_fast_accum=True" in n for n in fast.notes)
+    assert slow.min_bytes == fast.min_bytes == 16 * 32 + 32 * 16 + 2 * 16 * 16   # FP8 inputs, BF16 output
+
+
+def test_fp8_precisions_are_in_the_list_and_read_the_fp8_peak():
+    assert {"fp8", "fp8-fast"} <= set(matmul.PRECISIONS) and set(matmul.PRECISION_LABELS) == set(matmul.PRECISIONS)
+    assert matmul.catalog_precision("fp8-fast") == matmul.catalog_precision("fp8") == "fp8"
+    assert matmul.catalog_precision("bf16") == "bf16" and bench.gemm(8, 8, 8, "fp32", "cpu", reps=1).fast_accum is None
+    t = target.Target("torch", "cuda", "cuda:0")
+    assert matmul.unsupported_reason(t, "fp8-fast", (8, 0)) and not matmul.unsupported_reason(t, "fp8-fast", (9, 0))
+    assert not bench.gemm(8, 8, 8, "fp8-fast", "cpu").ok

@@ -88,16 +88,31 @@ def test_cache_sizes_fall_back_to_lscpu(tmp_path, monkeypatch):
     assert target.llc_bytes(tmp_path / "empty") == 300 * 2**20
 
 
-@pytest.mark.parametrize("name, key", [("NVIDIA H100 80GB HBM3", "h100-sxm"), ("NVIDIA H100 PCIe", "h100-pcie"),
-                                       ("NVIDIA H200", "h200"), ("NVIDIA A100-SXM4-40GB", "a100-sxm4-40gb"),
-                                       ("NVIDIA A100-SXM4-80GB", "a100-80gb"), ("TPU v5 lite", "tpu-v5e"),
-                                       ("Tesla T4", None), ("Intel(R) Xeon(R) Processor", None)])
+@pytest.mark.parametrize("name, key", [
+    # torch.cuda.get_device_name() strings
+    ("NVIDIA H100 80GB HBM3", "h100-sxm"), ("NVIDIA H100 PCIe", "h100-pcie"), ("NVIDIA H200", "h200"),
+    ("NVIDIA A100-SXM4-40GB", "a100-sxm4-40gb"), ("NVIDIA A100-SXM4-80GB", "a100-80gb"), ("NVIDIA B200", "b200"),
+    ("NVIDIA L40S", "l40s"), ("NVIDIA GeForce RTX 4090", "rtx-4090"), ("AMD Instinct MI300X", "mi300x"),
+    ("  nvidia   H200 ", "h200"),
+    # variants the catalog does not hold: no entry, never the neighbouring card's specs
+    ("NVIDIA H100 NVL", None), ("NVIDIA GH200 480GB", None), ("NVIDIA H200 NVL", None),
+    ("NVIDIA A100-PCIE-40GB", None), ("NVIDIA A100 80GB PCIe", None), ("NVIDIA H100 80GB HBM3 MIG 1g.10gb", None),
+    ("NVIDIA GeForce RTX 4090 Laptop GPU", None), ("Tesla T4", None), ("NVIDIA L4", None),
+    # JAX TPU device_kind strings
+    ("TPU v5 lite", "tpu-v5e"), ("TPU v5e", "tpu-v5e"), ("TPU v5", None), ("TPU v4", None), ("TPU v6 lite", None),
+    ("Intel(R) Xeon(R) Processor", None), ("", None)])
 def test_catalog_key(name, key):
     assert target.catalog_key(name) == key
     if key is not None:
         from xpucalc.catalog import devices
 
         assert key in devices.keys()
+
+
+def test_catalog_names_all_lead_to_catalog_entries():
+    from xpucalc.catalog import devices
+
+    assert {key for _, key in target.CATALOG_NAMES} <= set(devices.keys())
 
 
 def test_calibrate_times_the_second_of_two_waited_calls():

@@ -136,9 +136,13 @@ def _run(jax: Any, env: Environment, cond: Condition, opts: Options, platform: s
             notes.append(f"첫 호출 뒤 재컴파일 {recompiles}회: 반복 측정에 컴파일 시간이 섞였을 수 있습니다")
     cold = None
     if opts.cold_compile and compiled:
-        from .coldstart import cold_first_call
+        from .coldstart import cold_start
 
-        cold = cold_first_call(cond, device=platform)
+        # the platform this run used, never JAX's default in the child: that falls back to the CPU quietly
+        report = cold_start(cond, device=platform or env.kind)
+        cold = report.first_call_s
+        if cold is None:
+            notes.append(f"새 프로세스의 콜드 컴파일 측정에 실패했습니다: {report.reason}")
     return BenchResult(cond, environment=env, first_call_s=first,
                        device=summarize(dev_samples, opts.noisy_threshold, label=f"{label} (장치 상주)"),
                        with_transfer=summarize(xfer_samples, opts.noisy_threshold, label=f"{label} (전송 포함)"),

@@ -7,10 +7,15 @@ against float64 products of the same (rounded) inputs, so a multiply that
 returns garbage fast is caught.
 
 Precisions: ``"fp32"`` (TF32 off: ``fp32_precision = "ieee"``), ``"tf32"``
-(FP32 storage, TF32 tensor cores), ``"bf16"``, ``"fp16"``, and ``"fp8"`` (E4M3
+(FP32 storage, TF32 tensor cores), ``"bf16"``, ``"fp16"``, and FP8 twice (E4M3
 inputs with unit scales through ``torch._scaled_mm``, BF16 output; CUDA
-compute capability >= 8.9). What a device cannot do comes back with
-``status="unsupported"`` and a reason, never as an exception.
+compute capability >= 8.9): ``"fp8"`` with the default precise accumulation
+(``use_fast_accum=False``: on Hopper partial sums are moved to FP32 every few
+steps, which reads about 50-60 % of the spec peak) and ``"fp8-fast"``
+(``use_fast_accum=True``: the tensor cores' own accumulator throughout, what the
+spec peak assumes). ``PRECISION_LABELS`` names each in Korean; the result's
+``label`` and ``notes`` say which accumulation ran. What a device cannot do comes
+back with ``status="unsupported"`` and a reason, never as an exception.
 """
 from __future__ import annotations
 
@@ -28,13 +33,25 @@ from .settings import fp32_matmul_precision
 from .target import TARGET_TIMED_S, Target, calibrate, cpu_threads, environment_of, resolve, time_kernel
 from .timing import Timing, check_count, summarize
 
-PRECISIONS: tuple[str, ...] = ("fp32", "tf32", "bf16", "fp16", "fp8")
+PRECISIONS: tuple[str, ...] = ("fp32", "tf32", "bf16", "fp16", "fp8", "fp8-fast")
+#: The FP8 precisions (``torch._scaled_mm``), and whether each uses fast accumulation (``use_fast_accum``).
+FP8_FAST_ACCUM: dict[str, bool] = {"fp8": False, "fp8-fast": True}
+#: Display names (Korean).
+PRECISION_LABELS: dict[str, str] = {"fp32": "FP32", "tf32": "TF32", "bf16": "BF16", "fp16": "FP16",
+                                    "fp8": "FP8 (정밀 누산)", "fp8-fast": "FP8 (빠른 누산)"}
+#: What each FP8 accumulation means for the number read (Korean), recorded in the result's ``notes``.
+FP8_NOTES: dict[str, str] = {
+    "fp8": "정밀 누산(use_fast_accum=False): 부분합을 몇 단계마다 FP32로 옮겨 더하므로 정확하지만, Hopper(H100/H200)"
+           "에서는 문서상 FP8 최대치(빠른 누산 기준)의 약 50–60 %만 나옵니다",
+    "fp8-fast": "빠른 누산(use_fast_accum=True): 텐서 코어 안의 누산기로 끝까지 더해 문서상 FP8 최대치에 가깝게 "
+                "나오지만, k가 크면 누산 오차가 커질 수 있습니다"}
 #: Bytes per input element.
-DTYPE_BYTES: dict[str, int] = {"fp32": 4, "tf32": 4, "bf16": 2, "fp16": 2, "fp8": 1}
+DTYPE_BYTES: dict[str, int] = {"fp32": 4, "tf32": 4, "bf16": 2, "fp16": 2, "fp8": 1, "fp8-fast": 1}
 #: Max abs error on two rows of C (entries ~ N(0, 1)) against float64 of the rounded inputs.
 #: fp32: sqrt(k) u |c| ~ 1e-5 at k = 8192; tf32 rounds inside the unit (u = 2^-11): ~ 2e-3 at the max;
 #: bf16 / fp8 round the output to BF16 (2^-9 relative, |c| < 6): <= 0.012; fp16 output: <= 0.003.
-TOLERANCE: dict[str, float] = {"fp32": 1e-3, "tf32": 2e-2, "bf16": 2.0**-4, "fp16": 1e-2, "fp8": 2.0**-4}
+TOLERANCE: dict[str, float] = {"fp32": 1e-3, "tf32": 2e-2, "bf16": 2.0**-4, "fp16": 1e-2, "fp8": 2.0**-4,
+                               "fp8-fast": 2.0**-4}
 #: One sample lasts at least this long, seconds.
 MIN_SAMPLE_S = 2e-3
 
@@ -45,7 +62,7 @@ class GemmResult:
 
     Attributes:
         m, k, n: A [m, k] x B [k, n].
-        precision: one of ``PRECISIONS``.
+        precision: one of ``PRECISIONS`` (``"fp8"``: precise accumulation; ``"fp8-fast"``: fast accumulation).
         status: ``"ok"`` or ``"unsupported"``; reason: why unsupported (Korean).
         timing: seconds per multiply (None when unsupported).
         threads: CPU threads PyTorch used (host threads on an accelerator; None for JAX).
@@ -79,10 +96,20 @@ class GemmResult:
         return 2.0 * self.m * self.k * self.n
 
     @property
+    def label(self) -> str:
+        """The precision's display name (Korean), e.g. ``"FP8 (빠른 누산)"``."""
+        return PRECISION_LABELS[self.precision]
+
+    @property
+    def fast_accum(self) -> bool | None:
+        """``use_fast_accum`` of an FP8 multiply (None for the other precisions)."""
+        return FP8_FAST_ACCUM.get(self.precision)
+
+    @property
     def min_bytes(self) -> float:
         """Each of A, B and C moved once, bytes (C at the input width; BF16 output for fp8)."""
         s = DTYPE_BYTES[self.precision]
-        out = 2 if self.precision == "fp8" else s
+        out = 2 if self.precision in FP8_FAST_ACCUM else s
         return s * (self.m * self.k + self.k * self.n) + out * self.m * self.n
 
     @property
@@ -121,9 +148,15 @@ class GemmResult:
 
 
 def check_precision(precision: object) -> str:
+    """``precision`` if it is one of ``PRECISIONS``, else ValueError naming them."""
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {', '.join(map(repr, PRECISIONS))}, got {precision!r}")
     return str(precision)
+
+
+def catalog_precision(precision: str) -> str:
+    """The spec catalog's precision for a ``PRECISIONS`` entry: both FP8 accumulations read the ``"fp8"`` peak."""
+    return "fp8" if check_precision(precision) in FP8_FAST_ACCUM else precision
 
 
 def unsupported_reason(target: Target, precision: str, capability: tuple[int, int] | None = None) -> str:
@@ -131,16 +164,16 @@ def unsupported_reason(target: Target, precision: str, capability: tuple[int, in
     if target.kind == "cpu":
         if precision == "tf32":
             return "CPU에는 TF32 모드가 없습니다(FP32 행렬 곱이 그대로 FP32로 계산됩니다)"
-        if precision == "fp8":
+        if precision in FP8_FAST_ACCUM:
             return "PyTorch CPU에는 FP8 행렬 곱 단위가 없습니다"
-    if target.kind == "mps" and precision in ("tf32", "fp8"):
-        return f"MPS에서는 {precision.upper()} 행렬 곱을 지원하지 않습니다"
-    if target.framework == "jax" and precision in ("tf32", "fp8"):
-        return f"이 하네스의 JAX 경로는 {precision.upper()}를 재지 않습니다"
+    if target.kind == "mps" and (precision == "tf32" or precision in FP8_FAST_ACCUM):
+        return f"MPS에서는 {PRECISION_LABELS.get(precision, precision)} 행렬 곱을 지원하지 않습니다"
+    if target.framework == "jax" and (precision == "tf32" or precision in FP8_FAST_ACCUM):
+        return f"이 하네스의 JAX 경로는 {PRECISION_LABELS.get(precision, precision)}를 재지 않습니다"
     if target.kind == "cuda" and capability is not None:
         if precision == "tf32" and capability < (8, 0):
             return f"compute capability {capability[0]}.{capability[1]}에는 TF32 텐서 코어가 없습니다"
-        if precision == "fp8" and capability < (8, 9):
+        if precision in FP8_FAST_ACCUM and capability < (8, 9):
             return f"compute capability {capability[0]}.{capability[1]}에는 FP8 텐서 코어가 없습니다(8.9 이상 필요)"
     return ""
 
@@ -155,11 +188,12 @@ def _torch_operands(torch: Any, m: int, k: int, n: int, precision: str, dev: str
     gen = torch.Generator(device=dev).manual_seed(seed)
     a = torch.randn(m, k, generator=gen, device=dev)
     b = torch.randn(k, n, generator=gen, device=dev) / math.sqrt(k)
-    if precision == "fp8":
+    if precision in FP8_FAST_ACCUM:
         a8 = a.to(torch.float8_e4m3fn)
         b8 = b.t().contiguous().to(torch.float8_e4m3fn).t()  # column-major second operand, as _scaled_mm wants
         one = torch.ones((), device=dev)
-        return a8, b8, lambda: torch._scaled_mm(a8, b8, one, one, out_dtype=torch.bfloat16)
+        fast = FP8_FAST_ACCUM[precision]
+        return a8, b8, lambda: torch._scaled_mm(a8, b8, one, one, out_dtype=torch.bfloat16, use_fast_accum=fast)
     dt = {"fp32": torch.float32, "tf32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}[precision]
     a, b = a.to(dt), b.to(dt)
     out = torch.empty(m, n, dtype=dt, device=dev)
@@ -185,7 +219,8 @@ def gemm(m: int, k: int, n: int, precision: str = "fp32", device: str = "auto", 
 
     Args:
         m, k, n: A [m, k], B [k, n] (whole numbers >= 1).
-        precision: ``"fp32"`` (TF32 off), ``"tf32"``, ``"bf16"``, ``"fp16"`` or ``"fp8"``.
+        precision: ``"fp32"`` (TF32 off), ``"tf32"``, ``"bf16"``, ``"fp16"``, ``"fp8"`` (precise accumulation)
+            or ``"fp8-fast"`` (``use_fast_accum=True``).
         device: see ``xpucalc.bench.target.resolve`` (``"auto"``, ``"cpu"``, ``"cuda:N"``, ``"jax:tpu"`` ...).
         threads: PyTorch CPU threads (None: one; recorded in ``.threads``).
         reps: timed samples (None: about ``target_s`` seconds' worth, 5 to 200).
@@ -211,6 +246,8 @@ def gemm(m: int, k: int, n: int, precision: str = "fp32", device: str = "auto", 
         return GemmResult(mm, kk, nn, prec, UNSUPPORTED, why, device=target.device, framework=target.framework,
                           environment=env)
     notes = tuple(env.caveats()) if env is not None and prec == "bf16" else ()
+    if prec in FP8_NOTES:
+        notes += (FP8_NOTES[prec],)
     try:
         with cpu_threads(target, threads) as used:
             if target.framework == "jax":
@@ -287,7 +324,7 @@ def compare_with_torch_benchmark(m: int, k: int, n: int, precision: str = "fp32"
 
     rounds = check_count(rounds, "rounds", 1)
     prec = check_precision(precision)
-    if prec in ("tf32", "fp8"):
+    if prec == "tf32" or prec in FP8_FAST_ACCUM:
         raise ValueError(f"precision {prec!r} does not run on a CPU; use 'fp32', 'bf16' or 'fp16'")
     target = Target("torch", "cpu", "cpu")
     ours: list[float] = []
@@ -302,6 +339,7 @@ def compare_with_torch_benchmark(m: int, k: int, n: int, precision: str = "fp32"
     return GemmComparison(summarize(ours, warn=False), summarize(theirs, warn=False), 2.0 * m * k * n, int(used or 1))
 
 
-__all__ = ["DTYPE_BYTES", "GemmComparison", "GemmResult", "PRECISIONS", "TOLERANCE", "check_precision",
+__all__ = ["DTYPE_BYTES", "FP8_FAST_ACCUM", "FP8_NOTES", "GemmComparison", "GemmResult", "PRECISIONS",
+           "PRECISION_LABELS", "TOLERANCE", "catalog_precision", "check_precision",
            "compare_with_torch_benchmark", "default_size", "gemm", "gemm_sweep",
            "unsupported_reason"]

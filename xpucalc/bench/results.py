@@ -80,6 +80,8 @@ class BenchResult:
         with_transfer_pinned: as ``with_transfer`` with pinned host buffers and ``non_blocking`` copies.
         first_call_cold_s: first call in a fresh process with empty compile caches, seconds (None if not run).
         setup_s: one-time process setup (runtime/context start, first kernels) measured on its own, seconds.
+        compiler_setup_s: the compiler's one-time start-up (``run_grid`` compiles a throwaway shape before the
+            first compiled condition), seconds; None when the run was not part of a grid or not compiled.
         settings: framework settings in force during the run, e.g. ``(("fp32_precision", "ieee"), ...)``.
         cudagraph_skips: reasons torch.compile gave for not using CUDA graphs (reduce-overhead).
         rounds: interleaved rounds the steady-state repetitions were split into.
@@ -103,6 +105,7 @@ class BenchResult:
     with_transfer_pinned: Timing | None = None
     first_call_cold_s: float | None = None
     setup_s: float | None = None
+    compiler_setup_s: float | None = None
     settings: tuple[tuple[str, str], ...] = ()
     cudagraph_skips: tuple[str, ...] | None = None
     rounds: int = 1
@@ -247,6 +250,7 @@ def result_record(r: BenchResult) -> dict:
         "framework": r.framework, "path": r.path, "precision": r.precision, "m": r.m, "k": r.k, "n": r.n,
         "status": r.status, "reason": r.reason, "evidence": r.evidence,
         "first_call_s": r.first_call_s, "first_call_cold_s": r.first_call_cold_s, "setup_s": r.setup_s,
+        "compiler_setup_s": r.compiler_setup_s,
         "compile_cache_hit": r.compile_cache_hit, "recompiles": r.recompiles, "cudagraph_skips": r.cudagraph_skips,
         "device": timing_record(r.device), "with_transfer": timing_record(r.with_transfer),
         "with_transfer_pinned": timing_record(r.with_transfer_pinned),
@@ -259,15 +263,23 @@ def result_record(r: BenchResult) -> dict:
         "accuracy_last": None if r.accuracy_last is None else r.accuracy_last.max_abs_err,
         "accuracy_passed": None if r.accuracy is None else r.accuracy.passed,
         "settings": dict(r.settings), "warmup": r.warmup, "reps": r.reps, "rounds": r.rounds, "notes": list(r.notes),
-        "environment": None if env is None else {
-            "framework": env.framework, "framework_version": env.framework_version, "kind": env.kind,
-            "name": env.name, "count": env.count, "device_index": env.device_index,
-            "compute_capability": env.compute_capability, "l2_bytes": env.l2_bytes, "sm_clock_hz": env.sm_clock_hz,
-            "sm_clock_max_hz": env.sm_clock_max_hz, "driver": env.driver, "runtime": env.runtime,
-            "threads": env.threads, "python": env.python, "platform": env.platform, "date": env.date,
-            "caveats": list(env.caveats()), "extra": dict(env.extra)},
+        "environment": environment_record(env),
     }
 
 
-__all__ = ["BenchResult", "GpuTimings", "OK", "UNSUPPORTED", "reason", "result_record", "startup_reason",
-           "timing_record", "unsupported"]
+def environment_record(env: Environment | None) -> dict | None:
+    """An :class:`~xpucalc.bench.environment.Environment` as plain values for JSON, with its label and
+    evidence; None stays None."""
+    if env is None:
+        return None
+    return {
+        "framework": env.framework, "framework_version": env.framework_version, "kind": env.kind,
+        "name": env.name, "count": env.count, "device_index": env.device_index, "memory_bytes": env.memory_bytes,
+        "compute_capability": env.compute_capability, "l2_bytes": env.l2_bytes, "sm_clock_hz": env.sm_clock_hz,
+        "sm_clock_max_hz": env.sm_clock_max_hz, "driver": env.driver, "runtime": env.runtime,
+        "threads": env.threads, "python": env.python, "platform": env.platform, "date": env.date,
+        "caveats": list(env.caveats()), "extra": dict(env.extra), "label": env.label(), "evidence": env.evidence}
+
+
+__all__ = ["BenchResult", "GpuTimings", "OK", "UNSUPPORTED", "environment_record", "reason", "result_record",
+           "startup_reason", "timing_record", "unsupported"]

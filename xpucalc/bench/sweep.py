@@ -14,7 +14,12 @@
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+import contextlib
+import os
+import re
+import sys
+import tempfile
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,10 +34,22 @@ from .timing import Timing, batched, check_count, summarize, time_rounds, warm_u
 
 #: The lab's M values: powers of two from 1 to 8192.
 DEFAULT_MS: tuple[int, ...] = tuple(2**i for i in range(14))
-#: Substrings that mark a matrix-multiply kernel in a profiler trace (lower case).
-GEMM_MARKERS: tuple[str, ...] = ("gemm", "addmm", "aten::mm", "matmul", "cutlass", "cublas", "xmma", "sm90_", "sm80_",
-                                 "dot", "ampere_", "volta_", "turing_")
-
+#: Substrings that mark a matrix-multiply kernel in a profiler trace (lower case), after the prefix rules of
+#: :func:`kernel_kind`: cuBLAS/cuBLASLt (``nvjet_*`` on Hopper with recent cuBLAS, ``sm90_xmma_gemm_*``,
+#: ``ampere_*gemm*``, ``cutlass_80_tensorop_*gemm*``, ``splitKreduce_kernel``), gemv (``gemv2T_kernel_val``,
+#: ``gemvx_kernel``, ``internal::gemvx::kernel``) and user Triton ``matmul`` kernels.
+GEMM_MARKERS: tuple[str, ...] = ("gemm", "gemv", "nvjet", "matmul", "splitkreduce")
+#: CPU operators (``aten::`` names, whole) that are a matrix multiply.
+GEMM_OPERATORS: frozenset[str] = frozenset({
+    "aten::addmm", "aten::mm", "aten::bmm", "aten::baddbmm", "aten::matmul", "aten::linear", "aten::addmv",
+    "aten::mv", "aten::dot", "aten::_scaled_mm", "aten::_addmm_activation"})
+#: Inductor's Triton kernel prefixes and what they are: a template (``triton_tem_``) is the matrix multiply
+#: with its epilogue fused; pointwise, persistent-reduction, reduction and foreach kernels are not GEMMs,
+#: even when their name carries the op they came from (``triton_poi_fused_addmm_relu_0`` is bias + ReLU).
+TRITON_PREFIXES: dict[str, str] = {"triton_tem_": "gemm", "triton_poi_": "pointwise", "triton_per_": "reduction",
+                                   "triton_red_": "reduction", "triton_for_": "foreach"}
+#: Lines that Kineto prints on stderr when a profiler starts or stops (``USDT:<date> ... profiler_start``).
+PROFILER_NOISE = re.compile(r"^(USDT|STAGE):\d{4}-\d\d-\d\d ")
 
 def make_layer(m: int, k: int, n: int, precision: str, target: Target, seed: int = 0) -> Callable[[], Any]:
     """One call of Y = ReLU(XW + b) on ``target`` with inputs already there (PyTorch ``addmm`` + ``relu``, or ``jax.jit``);
@@ -227,6 +244,7 @@ class KernelSummary:
 
     @property
     def gemm_names(self) -> tuple[str, ...]:
+        """Names of the matrix-multiply kernels (operators), see :func:`kernel_kind`."""
         return tuple(nm for nm, _ in self.names if is_gemm(nm))
 
     @property
@@ -236,14 +254,78 @@ class KernelSummary:
 
     @property
     def fused(self) -> bool:
-        """True when one kernel per call did everything (bias and ReLU inside the multiply)."""
-        return round(self.per_call) == 1 and not self.other_names
+        """True when bias and ReLU ran inside the matrix-multiply kernel: a GEMM ran and nothing else did.
+
+        Eager CUDA (cuBLAS GEMM + an elementwise ReLU kernel) and Inductor with cuBLAS plus
+        ``triton_poi_fused_addmm_relu_0`` are not fused; Inductor's template ``triton_tem_fused_addmm_relu_0``
+        alone is.
+        """
+        return bool(self.gemm_names) and not self.other_names
+
+
+def kernel_kind(name: str) -> str:
+    """What a profiler kernel or operator name is: ``"gemm"``, ``"pointwise"``, ``"reduction"``, ``"foreach"``,
+    ``"copy"`` or ``"other"``.
+
+    Rules, in order: Inductor's Triton prefixes (``TRITON_PREFIXES``: ``triton_tem_`` is a GEMM,
+    ``triton_poi_`` / ``triton_per_`` / ``triton_red_`` are not, whatever op names follow); ``aten::``
+    operators by whole name (``GEMM_OPERATORS``; ``aten::relu``, ``aten::clamp_min`` are pointwise);
+    memcpy / memset are copies; then the CUDA kernel markers ``GEMM_MARKERS``.
+    """
+    low = str(name).strip().lower()
+    low = low[5:] if low.startswith("void ") else low
+    for prefix, kind in TRITON_PREFIXES.items():
+        if low.startswith(prefix):
+            return kind
+    if low.startswith("aten::"):
+        return "gemm" if low in GEMM_OPERATORS else "pointwise" if low in _POINTWISE_OPERATORS else "other"
+    if low.startswith(("memcpy", "memset")):
+        return "copy"
+    if any(mark in low for mark in GEMM_MARKERS):
+        return "gemm"
+    if "elementwise_kernel" in low:
+        return "pointwise"
+    return "other"
+
+
+_POINTWISE_OPERATORS = frozenset({"aten::relu", "aten::relu_", "aten::clamp_min", "aten::clamp_min_", "aten::add",
+                                  "aten::add_", "aten::clamp", "aten::maximum"})
 
 
 def is_gemm(name: str) -> bool:
-    """True if a kernel or operator name looks like a matrix multiply (see ``GEMM_MARKERS``)."""
-    low = name.lower()
-    return any(mark in low for mark in GEMM_MARKERS)
+    """True if a kernel or operator name is a matrix multiply (:func:`kernel_kind` is ``"gemm"``)."""
+    return kernel_kind(name) == "gemm"
+
+
+@contextlib.contextmanager
+def quiet_profiler_stderr() -> Iterator[None]:
+    """Drop Kineto's ``USDT:... profiler_start`` / ``profiler_stop`` lines (``PROFILER_NOISE``) from stderr.
+
+    Kineto writes them from C++ straight to file descriptor 2, so ``sys.stderr`` cannot catch them: fd 2 is
+    pointed at a temporary file for the duration, and every other line is written back to ``sys.stderr``.
+    """
+    fd = 2
+    try:
+        sys.stderr.flush()
+        saved = os.dup(fd)
+    except OSError:  # no usable fd 2: nothing to filter
+        yield
+        return
+    with tempfile.TemporaryFile(mode="w+b") as tmp:
+        os.dup2(tmp.fileno(), fd)
+        try:
+            yield
+        finally:
+            with contextlib.suppress(OSError, ValueError):
+                sys.stderr.flush()
+            os.dup2(saved, fd)
+            os.close(saved)
+            tmp.seek(0)
+            kept = [ln for ln in tmp.read().decode(errors="replace").splitlines(keepends=True)
+                    if not PROFILER_NOISE.match(ln)]
+            if kept:
+                sys.stderr.write("".join(kept))
+                sys.stderr.flush()
 
 
 def summarize_events(events: Iterable[tuple[str, str, Any]], calls: int, level: str) -> KernelSummary:
@@ -291,7 +373,7 @@ def kernel_summary(m: int = 128, k: int = 1024, n: int = 1024, precision: str = 
         wait(body())
     cuda = target.kind == "cuda"
     acts = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])
-    with profile(activities=acts) as prof:
+    with quiet_profiler_stderr(), profile(activities=acts) as prof:
         for _ in range(calls):
             body()
         wait(None)
@@ -302,5 +384,6 @@ def kernel_summary(m: int = 128, k: int = 1024, n: int = 1024, precision: str = 
     return summarize_events(events, calls, "kernel" if cuda else "operator")
 
 
-__all__ = ["DEFAULT_MS", "KernelSummary", "LaunchOverhead", "LayerPoint", "is_gemm",
-           "kernel_summary", "launch_overhead", "layer_sweep", "make_layer", "summarize_events"]
+__all__ = ["DEFAULT_MS", "GEMM_MARKERS", "GEMM_OPERATORS", "KernelSummary", "LaunchOverhead", "LayerPoint",
+           "TRITON_PREFIXES", "is_gemm", "kernel_kind", "kernel_summary", "launch_overhead", "layer_sweep",
+           "make_layer", "quiet_profiler_stderr", "summarize_events"]

@@ -251,23 +251,32 @@ def time_kernel(fn: Callable[[], Any], target: Target, reps: int | None = None, 
     return time_batches(fn, reps, inner, sync=sync)
 
 
-#: Substrings of a device name (lower case, all must appear) -> spec-catalog key; the first match wins.
-CATALOG_NAMES: tuple[tuple[tuple[str, ...], str], ...] = (
-    (("h200",), "h200"), (("h100", "pcie"), "h100-pcie"), (("h100",), "h100-sxm"), (("b200",), "b200"),
-    (("a100", "80gb"), "a100-80gb"), (("a100",), "a100-sxm4-40gb"), (("l40s",), "l40s"),
-    (("rtx", "6000", "ada"), "rtx-6000-ada"), (("4090",), "rtx-4090"), (("5090",), "rtx-5090"),
-    (("mi300x",), "mi300x"), (("tpu", "v5", "lite"), "tpu-v5e"), (("tpu", "v5e"), "tpu-v5e"),
+#: Whole device names as the runtime reports them (``torch.cuda.get_device_name()``, JAX's ``device_kind``),
+#: as regular expressions matched against the *whole* lower-case name with runs of blanks made one space,
+#: -> spec-catalog key. A variant that is not listed (H100 NVL, GH200, H200 NVL, A100 PCIe, a MIG slice,
+#: TPU v5p / v6e, a laptop GPU) has no entry: its clocks, power or memory differ from the listed card's.
+CATALOG_NAMES: tuple[tuple[str, str], ...] = (
+    (r"nvidia h100 80gb hbm3", "h100-sxm"), (r"nvidia h100 pcie", "h100-pcie"), (r"nvidia h200", "h200"),
+    (r"nvidia b200", "b200"),
+    (r"nvidia a100-sxm4-80gb", "a100-80gb"), (r"nvidia a100-sxm4-40gb", "a100-sxm4-40gb"),
+    (r"nvidia l40s", "l40s"), (r"nvidia rtx 6000 ada generation", "rtx-6000-ada"),
+    (r"nvidia geforce rtx 4090", "rtx-4090"), (r"nvidia geforce rtx 5090", "rtx-5090"),
+    (r"amd instinct mi300x( vf)?", "mi300x"),
+    (r"tpu v5 ?lite", "tpu-v5e"), (r"tpu v5e", "tpu-v5e"),
 )
+_CATALOG_RES = tuple((re.compile(pattern), key) for pattern, key in CATALOG_NAMES)
 
 
 def catalog_key(name: str) -> str | None:
     """The spec-catalog key (``xpucalc.devices``) of a device name as the runtime reports it, or None.
 
-    ``"NVIDIA H100 80GB HBM3"`` -> ``"h100-sxm"``, ``"TPU v5 lite"`` -> ``"tpu-v5e"``; a T4 or a CPU -> None.
+    The whole name must be a known one (see ``CATALOG_NAMES``), not merely contain it:
+    ``"NVIDIA H100 80GB HBM3"`` -> ``"h100-sxm"``, ``"TPU v5 lite"`` -> ``"tpu-v5e"``; ``"NVIDIA H100 NVL"``,
+    ``"NVIDIA GH200 480GB"``, a T4 or a CPU -> None (no catalog entry for that card).
     """
-    low = str(name).lower()
-    for parts, key in CATALOG_NAMES:
-        if all(p in low for p in parts):
+    low = " ".join(str(name).lower().split())
+    for pattern, key in _CATALOG_RES:
+        if pattern.fullmatch(low):
             return key
     return None
 
