@@ -6,11 +6,13 @@ import types
 
 import pytest
 from _bench_checks import BAD_RUNNER_INPUTS, check_bad_input, check_ok
-from _fake_cuda import US, FakeGpu, fake_cuda, no_graph
+from _fake_cuda import US, FakeGpu, fake_cuda, fake_torch
 
 from xpucalc import bench, evidence
 from xpucalc.bench import torch_backend
+from xpucalc.bench.conditions import Condition, Options
 from xpucalc.bench.environment import Environment
+from xpucalc.bench.timing import LastOutput
 
 # tiny repetition counts on a shared CPU are often noisy; the flag itself is tested on synthetic timings
 pytestmark = pytest.mark.filterwarnings("ignore::xpucalc.bench.NoisyTimingWarning")
@@ -70,6 +72,30 @@ def test_run_torch_sets_ieee_fp32_and_restores_the_callers_precision():
         assert "cuda.matmul.allow_bf16_reduced_precision_reduction" in dict(r.settings)
         assert torch.get_float32_matmul_precision() == "medium"
         assert torch.backends.cuda.matmul.fp32_precision == "tf32"
+    finally:
+        torch.set_float32_matmul_precision(before)
+
+
+@pytest.mark.parametrize("precision, inside", [("fp32", (False, "highest")), ("bf16", (True, "high"))])
+def test_precision_reads_work_during_a_run_after_inductors_advice(monkeypatch, precision, inside):
+    """After set_float32_matmul_precision("high") (what Inductor advises), code that runs inside the harness
+    (Inductor reads get_float32_matmul_precision, older code allow_tf32) must be able to read the setting."""
+    if not hasattr(torch.backends.cuda.matmul, "fp32_precision"):
+        pytest.skip("PyTorch < 2.9: the two APIs are not coupled")
+    before = torch.get_float32_matmul_precision()
+    seen = []
+    real = torch.addmm
+
+    def reading(*args, **kwargs):
+        seen.append((torch.backends.cuda.matmul.allow_tf32, torch.get_float32_matmul_precision()))
+        return real(*args, **kwargs)
+    torch.set_float32_matmul_precision("high")
+    try:
+        monkeypatch.setattr(torch, "addmm", reading)
+        r = bench.run_torch("eager", precision, 2, 16, 16, device="cpu", warmup=0, reps=1, warmup_s=0)
+        monkeypatch.undo()
+        assert r.ok and set(seen) == {inside}
+        assert torch.get_float32_matmul_precision() == "high" and torch.backends.cuda.matmul.allow_tf32 is True
     finally:
         torch.set_float32_matmul_precision(before)
 
@@ -221,43 +247,137 @@ def test_compile_report_counts_and_notes():
 # --------------------------------------------------------------------------- the GPU path, faked
 
 def test_gpu_steady_reports_all_numbers_on_the_named_device():
+    # the fake GPU: launch 10 us, kernel 2 us (5 us with its data in HBM), graph launch 4 us, HBM 4 TB/s
     gpu = FakeGpu()
-    cuda = fake_cuda(gpu)
-    made = []
-
-    class Buf:
-        def __init__(self, n, dtype, device):
-            made.append((n, device))
-
-        def zero_(self):
-            gpu.flush()
-
-    fake_torch = types.SimpleNamespace(empty=Buf, uint8="uint8", cuda=cuda)
+    torch_ = fake_torch(gpu)
     env = Environment("torch", "x", "cuda", "Fake GPU", 2, l2_bytes=50e6, device_index=1)
     notes: list[str] = []
-    g = torch_backend._gpu_steady(fake_torch, gpu.call, env, 100, 50, notes, 0.1, "t", cuda=cuda)
-    assert made == [(100_000_000, "cuda:1")] and g.flush_bytes == 100e6
-    assert g.per_call.median_s == pytest.approx(12 * US)
-    assert g.back_to_back.median_s == pytest.approx(10.04 * US)
-    assert g.kernel.median_s == pytest.approx(2.08 * US)
-    assert g.per_call_l2_cold.median_s == pytest.approx(5 * US)
+    g = torch_backend._gpu_steady(torch_, gpu.call, env, 100, 50, notes, 0.1, "t", cuda=torch_.cuda)
+    assert torch_.made == [(100_000_000, "cuda:1")] and g.flush_bytes == 100e6   # 2 x L2
+    assert g.per_call.median_s == pytest.approx(12 * US)        # launch + kernel
+    assert g.back_to_back.median_s == pytest.approx(10.04 * US)  # (50 x 10 + 2) / 50
+    assert g.kernel.median_s == pytest.approx(2.08 * US)         # (4 + 50 x 2) / 50
+    # per call, L2 cold: the flush (100 MB / 4 TB/s = 25 us) is waited for, then launch + cold kernel
+    assert g.per_call_l2_cold.median_s == pytest.approx(15 * US)
+    # kernel time, L2 cold: the flush overlaps the replay's launch (do_bench's form): the cold kernel alone
     assert g.kernel_l2_cold.median_s == pytest.approx(5 * US)
     assert g.per_call.n == g.per_call_l2_cold.n == g.kernel_l2_cold.n == 100
     assert g.back_to_back.n == g.kernel.n == 4   # max(1, 100 // 50) x 2 groups
     assert g.per_call_host is not None and g.batch == 50 and g.clock == "cuda-event" and notes == []
-    assert all(e[1] == 1 for e in gpu.log if e[0] in ("record", "fn", "flush", "replay"))
-    # per_call >= back_to_back >= kernel: the ordering the labs teach
+    assert all(e[1] == 1 for e in gpu.log if e[0] in ("record", "fn", "flush", "replay", "sync"))
+    # per_call >= back_to_back >= kernel: the ordering the labs teach; cold per call is never below warm
     assert g.per_call.median_s > g.back_to_back.median_s > g.kernel.median_s
+    assert g.per_call_l2_cold.median_s >= g.per_call.median_s
 
 
 def test_gpu_steady_reports_a_failed_graph_capture():
     gpu = FakeGpu()
-    cuda = fake_cuda(gpu)
-    cuda.CUDAGraph = no_graph
-    fake_torch = types.SimpleNamespace(empty=lambda n, dtype, device: types.SimpleNamespace(zero_=gpu.flush),
-                                       uint8=None, cuda=cuda)
+    torch_ = fake_torch(gpu)
+
+    def call():   # a call that reads a value back to the host: legal, but not during a stream capture
+        gpu.call()
+        gpu.item()
+
     notes: list[str] = []
-    g = torch_backend._gpu_steady(fake_torch, gpu.call, Environment("torch", "x", "cuda", "F", 1), 10, 5, notes,
-                                  0.1, "t", cuda=cuda)
-    assert g.kernel is None and g.kernel_l2_cold is None
+    g = torch_backend._gpu_steady(torch_, call, Environment("torch", "x", "cuda", "F", 1), 10, 5, notes, 0.1, "t",
+                                  cuda=torch_.cuda)
+    assert g.kernel is None and g.kernel_l2_cold is None and g.per_call.n == 10
     assert len(notes) == 1 and "CUDA 그래프" in notes[0] and "capturing" in notes[0]
+
+
+@pytest.mark.parametrize("mode", torch_backend.CUDAGRAPH_MODES)
+def test_gpu_steady_does_not_capture_on_top_of_inductor_cuda_graphs(mode):
+    gpu = FakeGpu()
+    torch_ = fake_torch(gpu)
+
+    def no_capture():
+        raise AssertionError("a CUDA graph was captured on top of Inductor's")
+    torch_.cuda.CUDAGraph = no_capture
+    notes: list[str] = []
+    g = torch_backend._gpu_steady(torch_, gpu.call, Environment("torch", "x", "cuda", "F", 1), 10, 5, notes, 0.1,
+                                  "t", cuda=torch_.cuda, own_graphs=mode)
+    assert g.kernel is None and g.kernel_l2_cold is None and gpu.steps("replay") == []
+    assert g.per_call.n == g.per_call_l2_cold.n == 10 and g.back_to_back.n == 4
+    assert notes == [f"{mode}: torch.compile이 이미 CUDA 그래프로 실행하므로 그 위에 CUDA 그래프를 다시 캡처하지 "
+                     "않았습니다(커널 시간 없음). 연속 호출 시간에 그래프 재생이 들어 있습니다"]
+
+
+OVERWRITTEN = ("Error: accessing tensor output of CUDAGraphs that has been overwritten by a subsequent run. "
+               "To prevent overwriting, clone the tensor outside of torch.compile() or call "
+               "torch.compiler.cudagraph_mark_step_begin() before each model invocation.")
+
+
+class CudagraphTreeLayer:
+    """``torch.compile(mode="reduce-overhead")`` on a CUDA GPU in inference, as cudagraph trees behave: each call
+    is a new generation that replays the graph into the same static output memory, and reading an output of
+    an earlier call raises PyTorch's error."""
+
+    def __init__(self, gpu):
+        self.gpu, self.generation = gpu, 0
+
+    def __call__(self, x):
+        self.generation += 1
+        self.gpu.call()
+        return TreeOutput(self, self.generation)
+
+
+class TreeOutput:
+    def __init__(self, tree, generation):
+        self.tree, self.generation = tree, generation
+
+    def _check(self):
+        if self.generation != self.tree.generation:
+            raise RuntimeError(OVERWRITTEN)
+
+    def clone(self):
+        self._check()
+        return torch.full((2, 2), float(self.generation))
+
+    def float(self):
+        self._check()
+        return self
+
+    def to(self, *args, **kwargs):
+        self._check()
+        return self
+
+
+def test_reduce_overhead_keeps_the_last_output_before_later_replays():
+    gpu = FakeGpu()
+    torch_ = fake_torch(gpu)
+    plain_empty = torch_.empty
+
+    class Pinned:   # torch.empty(..., pin_memory=True): a host buffer that Y is copied into
+        def copy_(self, src, non_blocking=False):
+            src.to("cpu")
+            return self
+
+    def empty(size, dtype=None, device=None, pin_memory=False):
+        if pin_memory:
+            gpu.alloc(8, pool=False)
+            return Pinned()
+        return plain_empty(size, dtype, device)
+    torch_.empty = empty
+    x_host = types.SimpleNamespace(to=lambda *a, **k: "x", pin_memory=lambda: x_host)
+    layer = CudagraphTreeLayer(gpu)
+    resident: list[int] = []      # the generation of each device-resident call
+
+    def resident_call():
+        y = layer("x")
+        resident.append(y.generation)
+        return y
+    device_call = LastOutput(resident_call)
+    env = Environment("torch", "x", "cuda", "F", 1)
+    cond = Condition("torch", "compiled", "fp32", 2, 2, 2)
+    notes: list[str] = []
+    steady = torch_backend._Steady(torch_, env, cond, Options(warmup=1, reps=4, warmup_s=0, batch=2), 1, 4,
+                                   lambda _=None: torch_.cuda.synchronize(0), notes, own_graphs="reduce-overhead",
+                                   cuda=torch_.cuda)
+    steady.measure(device_call, layer, x_host, "cuda:0", None)
+    # the copies and pinned calls replayed the graph after the last device-resident call ...
+    with pytest.raises(RuntimeError, match="overwritten by a subsequent run"):
+        device_call.value.float()
+    # ... but the harness kept that output first: a copy of the last device-resident call's output
+    assert layer.generation > resident[-1]
+    assert isinstance(steady.last_output, torch.Tensor) and steady.last_output[0, 0].item() == resident[-1]
+    assert any("reduce-overhead" in n and "캡처하지 않았습니다" in n for n in notes)

@@ -18,9 +18,24 @@ What each timer measures (the course's three GPU numbers):
 
 :func:`three_numbers` measures the three in that order.
 
-With ``flush`` (see ``l2_flusher``) each repetition first overwrites a
-buffer of at least twice the L2 size, outside the timed interval
-(``triton.testing.do_bench`` does the same), so the data start in HBM.
+L2-cold (``flush``, see ``l2_flusher``): each repetition first overwrites a
+buffer of at least twice the L2 size, outside the timed interval, so the data
+start in HBM. The two timers use the flush differently, on purpose:
+
+* :func:`per_call` *waits* for the flush (``synchronize`` after it) before the
+  start event, so each cold call still finds the GPU idle and its launch lies
+  inside the interval. Without the wait the host would launch the call while
+  the flush kernel runs, the launch would hide behind the flush, and the cold
+  number could read *below* the warm one.
+* :func:`graph_replay` (kernel time) enqueues the flush and does not wait, as
+  ``triton.testing.do_bench`` does: the start event is reached when the flush
+  ends and the replay is already queued, so the interval is the kernels alone.
+
+Events: ``torch.cuda.Event`` creates its CUDA event lazily, at its first
+``record`` (PyTorch's documentation). Every timer makes all its event pairs
+and records each once *before* its timed loop, so no ``cudaEventCreate`` (and
+no Python object creation) falls inside an interval or between a flush and
+the start event.
 """
 from __future__ import annotations
 
@@ -46,36 +61,57 @@ def _elapsed_s(start: Any, end: Any) -> float:
     return float(start.elapsed_time(end)) * MS
 
 
-def _events(cuda: Any) -> tuple[Any, Any]:
-    return cuda.Event(enable_timing=True), cuda.Event(enable_timing=True)
+def _event_pairs(cuda: Any, device: int, n: int) -> list[tuple[Any, Any]]:
+    """``n`` (start, end) timing-event pairs on ``device``, each recorded once so that its CUDA event exists.
 
-
-def per_call(fn: Callable[[], Any], reps: int, *, device: int = 0, flush: Callable[[], Any] | None = None,
-             cuda: Any = None) -> list[float]:
-    """Per-call latency: each repetition ``[flush]; start; fn(); end; wait``, seconds per call.
-
-    Args:
-        fn: the call to time (enqueues GPU work), no arguments.
-        reps: timed repetitions (>= 1). Warm up before (untimed).
-        device: CUDA device index; events are recorded on its current stream.
-        flush: called before each repetition's start event (outside the interval), e.g. ``l2_flusher``.
-        cuda: the CUDA module (``torch.cuda`` when None).
+    ``torch.cuda.Event`` creates the CUDA event at its first ``record``; recording every event here, on
+    ``device``'s current stream, keeps that creation out of the timed intervals that follow.
     """
-    reps = check_count(reps, "reps", 1)
-    cuda = cuda or _torch_cuda()
+    stream = cuda.current_stream(device)
+    pairs = [(cuda.Event(enable_timing=True), cuda.Event(enable_timing=True)) for _ in range(n)]
+    for start, end in pairs:
+        start.record(stream)
+        end.record(stream)
+    return pairs
+
+
+def _timed(fn: Callable[[], Any], reps: int, device: int, flush: Callable[[], Any] | None, wait_for_flush: bool,
+           cuda: Any) -> list[float]:
+    """``reps`` intervals ``start; fn(); end; wait``, seconds; ``[flush; [synchronize]]`` before each start."""
+    pairs = _event_pairs(cuda, device, reps)
     samples = []
     with cuda.device(device):
         cuda.synchronize(device)
-        for _ in range(reps):
-            start, end = _events(cuda)
+        for start, end in pairs:
             if flush is not None:
                 flush()
+                if wait_for_flush:
+                    cuda.synchronize(device)
             start.record()
             fn()
             end.record()
             end.synchronize()
             samples.append(_elapsed_s(start, end))
     return samples
+
+
+def per_call(fn: Callable[[], Any], reps: int, *, device: int = 0, flush: Callable[[], Any] | None = None,
+             cuda: Any = None) -> list[float]:
+    """Per-call latency: each repetition ``[flush; synchronize]; start; fn(); end; wait``, seconds per call.
+
+    The GPU is idle at each start event, also after a flush: the flush is waited for before the interval,
+    so the call's launch is inside it (per-call L2-cold >= per-call L2-warm). All event pairs are created
+    before the loop (see the module docstring).
+
+    Args:
+        fn: the call to time (enqueues GPU work), no arguments.
+        reps: timed repetitions (>= 1). Warm up before (untimed).
+        device: CUDA device index; events are recorded on its current stream.
+        flush: called before each repetition and waited for, outside the interval, e.g. ``l2_flusher``.
+        cuda: the CUDA module (``torch.cuda`` when None).
+    """
+    reps = check_count(reps, "reps", 1)
+    return _timed(fn, reps, device, flush, True, cuda or _torch_cuda())
 
 
 def back_to_back(fn: Callable[[], Any], reps: int, batch: int, *, device: int = 0, cuda: Any = None) -> list[float]:
@@ -89,11 +125,11 @@ def back_to_back(fn: Callable[[], Any], reps: int, batch: int, *, device: int = 
     reps = check_count(reps, "reps", 1)
     batch = check_count(batch, "batch", 1)
     cuda = cuda or _torch_cuda()
+    pairs = _event_pairs(cuda, device, reps)
     samples = []
     with cuda.device(device):
         cuda.synchronize(device)
-        for _ in range(reps):
-            start, end = _events(cuda)
+        for start, end in pairs:
             start.record()
             for _ in range(batch):
                 fn()
@@ -128,13 +164,21 @@ def graph_replay(graph: Any, reps: int, batch: int, *, device: int = 0, flush: C
                  cuda: Any = None) -> list[float]:
     """Kernel time: each repetition ``[flush]; start; graph.replay(); end; wait``, / ``batch``, seconds per call.
 
+    The flush is enqueued and *not* waited for (as ``triton.testing.do_bench``): the start event is reached
+    when the flush kernel ends, with the replay already queued behind it, so the interval holds the
+    graph's kernels and not the host's launch.
+
     Args:
         graph: from ``capture_graph`` with the same ``batch``.
-        reps, device, flush, cuda: as in :func:`per_call`.
-        batch: calls captured in the graph.
+        reps: timed repetitions (>= 1).
+        batch: calls captured in the graph (>= 1).
+        device, cuda: as in :func:`per_call`.
+        flush: enqueued before each repetition's start event (outside the interval, not waited for).
     """
+    reps = check_count(reps, "reps", 1)
     batch = check_count(batch, "batch", 1)
-    return [t / batch for t in per_call(graph.replay, reps, device=device, flush=flush, cuda=cuda)]
+    samples = _timed(graph.replay, reps, device, flush, False, cuda or _torch_cuda())
+    return [t / batch for t in samples]
 
 
 class ThreeNumbers(NamedTuple):
@@ -153,7 +197,7 @@ class ThreeNumbers(NamedTuple):
 
 
 def three_numbers(fn: Callable[[], Any], reps: int, batch: int, *, groups: int | None = None, device: int = 0,
-                  cuda: Any = None) -> ThreeNumbers:
+                  cuda: Any = None, capture: bool = True) -> ThreeNumbers:
     """The three GPU numbers of ``fn`` (already warm): per call, back to back, CUDA-graph replay.
 
     A failed graph capture (an allocator or a sync inside ``fn``) comes back in ``error``, not raised.
@@ -164,10 +208,14 @@ def three_numbers(fn: Callable[[], Any], reps: int, batch: int, *, groups: int |
         batch: calls per back-to-back group and per graph (>= 1).
         groups: back-to-back groups and graph replays (>= 1; None: ``reps``).
         device, cuda: as in :func:`per_call`.
+        capture: False skips the CUDA graph (``kernel`` and ``error`` None), e.g. when ``fn`` already replays
+            a CUDA graph of its own (``torch.compile(mode="reduce-overhead")``).
     """
     groups = reps if groups is None else groups
     per = per_call(fn, reps, device=device, cuda=cuda)
     b2b = back_to_back(fn, groups, batch, device=device, cuda=cuda)
+    if not capture:
+        return ThreeNumbers(per, b2b, None, None)
     try:
         graph = capture_graph(fn, batch, device=device, cuda=cuda)
         return ThreeNumbers(per, b2b, graph_replay(graph, groups, batch, device=device, cuda=cuda), None)

@@ -32,6 +32,9 @@ from .timing import NOISY_THRESHOLD, WARMUP_MIN_S, LastOutput, Timing, interleav
 
 _SETUP_S: dict[str, float] = {}
 
+#: ``torch.compile`` modes whose Inductor output runs as CUDA graphs (cudagraph trees) on a CUDA GPU.
+CUDAGRAPH_MODES = ("reduce-overhead", "max-autotune")
+
 
 def compile_counters() -> dict[str, int]:
     """Snapshot of torch.compile's counters: ``graphs`` compiled so far, on-disk ``cache_hit`` s, ``cudagraph_skips``.
@@ -117,11 +120,26 @@ def _layer_module(torch: Any, w: Any, b: Any) -> Any:
 
 
 def _gpu_steady(torch: Any, call: Callable[[], Any], env: Environment, reps: int, batch: int, notes: list[str],
-                noisy_threshold: float, label: str, cuda: Any = None) -> GpuTimings:
-    """The three GPU numbers of ``call`` (and L2-cold variants) on ``env``'s device."""
+                noisy_threshold: float, label: str, cuda: Any = None, own_graphs: str | None = None) -> GpuTimings:
+    """The three GPU numbers of ``call`` (and L2-cold variants) on ``env``'s device.
+
+    Args:
+        torch: the ``torch`` module (``empty`` for the flush buffer).
+        call: one call of the layer on resident inputs, no arguments.
+        env: the environment (``device_index``, ``l2_bytes``).
+        reps: per-call repetitions; batch: calls per back-to-back group and per CUDA graph.
+        notes: Korean notes of the run, appended to.
+        noisy_threshold: IQR/median ratio above which a timing is flagged noisy.
+        label: the condition's label for the timings.
+        cuda: the CUDA module (``torch.cuda`` when None; tests pass a fake).
+        own_graphs: the ``torch.compile`` mode when ``call`` already replays Inductor's CUDA graphs
+            (``CUDAGRAPH_MODES``): no CUDA graph is captured on top of them, and a note says so.
+    """
     idx = env.device_index
     cuda = cuda or torch.cuda
-    three = cuda_timing.three_numbers(call, reps, batch, groups=max(1, reps // batch) * 2, device=idx, cuda=cuda)
+    capture = own_graphs is None
+    three = cuda_timing.three_numbers(call, reps, batch, groups=max(1, reps // batch) * 2, device=idx, cuda=cuda,
+                                      capture=capture)
     nbytes = cuda_timing.flush_bytes(env.l2_bytes)
     flush = cuda_timing.l2_flusher(nbytes, f"cuda:{idx}", torch)
     per_cold = cuda_timing.per_call(call, reps, device=idx, flush=flush, cuda=cuda)
@@ -129,6 +147,9 @@ def _gpu_steady(torch: Any, call: Callable[[], Any], env: Environment, reps: int
         host = time_calls(call, 0, reps, sync=lambda _: cuda.synchronize(idx))
     kernel = kernel_cold = None
     error = three.error
+    if not capture:
+        notes.append(f"{own_graphs}: torch.compile이 이미 CUDA 그래프로 실행하므로 그 위에 CUDA 그래프를 다시 "
+                     "캡처하지 않았습니다(커널 시간 없음). 연속 호출 시간에 그래프 재생이 들어 있습니다")
     if three.kernel is not None:
         kernel = summarize(three.kernel, noisy_threshold, label=f"{label} (CUDA 그래프)")
         try:
@@ -238,9 +259,10 @@ def _run(torch: Any, env: Environment, cond: Condition, opts: Options, device: s
         after_first = compile_counters() if compiled else {}
         acc_first = check_accuracy(y.float().cpu().numpy(), y_ref, cond.precision, opts.tolerance)
         device_call = LastOutput(lambda: fn(x))
-        steady = _Steady(torch, env, cond, opts, warmup, reps, sync, notes)
+        own_graphs = compile_mode if compiled and env.kind == "cuda" and compile_mode in CUDAGRAPH_MODES else None
+        steady = _Steady(torch, env, cond, opts, warmup, reps, sync, notes, own_graphs=own_graphs)
         dev_t, xfer = steady.measure(device_call, fn, x_host, dev, dtype)
-        acc_last = check_accuracy(device_call.value.float().cpu().numpy(), y_ref, cond.precision, opts.tolerance)
+        acc_last = check_accuracy(steady.last_output.float().cpu().numpy(), y_ref, cond.precision, opts.tolerance)
         end = compile_counters() if compiled else {}
 
     recompiles = cache_hit = graph_skips = None
@@ -248,11 +270,12 @@ def _run(torch: Any, env: Environment, cond: Condition, opts: Options, device: s
         recompiles, cache_hit, graph_skips = _compile_report(before, after_first, end, compile_mode, skips, notes)
     cold = None
     if opts.cold_compile and compiled:
-        from .coldstart import cold_first_call
+        from .coldstart import cold_start
 
-        cold = cold_first_call(cond, device=dev, compile_mode=compile_mode)
+        report = cold_start(cond, device=dev, compile_mode=compile_mode)
+        cold = report.first_call_s
         if cold is None:
-            notes.append("새 프로세스의 콜드 컴파일 측정에 실패했습니다")
+            notes.append(f"새 프로세스의 콜드 컴파일 측정에 실패했습니다: {report.reason}")
     if env.kind == "cpu":
         notes.append("CPU 실행: 호스트와 장치가 같아 '전송 포함'에도 실제 복사가 없습니다")
     return BenchResult(cond, environment=env, first_call_s=first, device=dev_t,
@@ -277,16 +300,26 @@ def _waiter(torch: Any, kind: str, dev: str) -> Callable[..., None]:
 class _Steady:
     """The steady-state boundaries of one condition: device-resident and with copies (and pinned copies on CUDA).
 
-    After :meth:`measure`: ``gpu`` (the three GPU numbers, CUDA only), ``pinned`` (CUDA only) and ``rounds``.
+    After :meth:`measure`: ``gpu`` (the three GPU numbers, CUDA only), ``pinned`` (CUDA only), ``rounds``
+    and ``last_output``, a copy of the last device-resident output made right after the device-resident
+    timing, before any other call: with ``torch.compile(mode="reduce-overhead")`` a later call replays the
+    CUDA graph into the same output memory, and reading an earlier output raises ("accessing tensor output
+    of CUDAGraphs that has been overwritten by a subsequent run").
+
+    ``own_graphs``: the compile mode when the calls replay Inductor's CUDA graphs (see :func:`_gpu_steady`);
+    ``cuda``: the CUDA module (``torch.cuda`` when None; tests pass a fake).
     """
 
     def __init__(self, torch: Any, env: Environment, cond: Condition, opts: Options, warmup: int, reps: int,
-                 sync: Callable[..., None], notes: list[str]) -> None:
+                 sync: Callable[..., None], notes: list[str], *, own_graphs: str | None = None,
+                 cuda: Any = None) -> None:
         self.torch, self.env, self.cond, self.opts = torch, env, cond, opts
         self.warmup, self.reps, self.sync, self.notes = warmup, reps, sync, notes
+        self.own_graphs, self.cuda = own_graphs, cuda
         self.gpu: GpuTimings | None = None
         self.pinned: Timing | None = None
         self.rounds = 1
+        self.last_output: Any = None
 
     def measure(self, device_call: Callable[[], Any], fn: Callable[[Any], Any], x_host: Any, dev: str,
                 dtype: Any) -> tuple[Timing, list[float]]:
@@ -301,10 +334,12 @@ class _Steady:
 
         if self.env.kind == "cuda":
             idx = self.env.device_index
+            cuda = self.cuda or self.torch.cuda
             warm_up(device_call, self.sync, min_time_s=opts.warmup_s, min_calls=warmup)
             self.gpu = _gpu_steady(self.torch, device_call, self.env, reps, opts.batch, self.notes,
-                                   opts.noisy_threshold, label)
-            xfer = cuda_timing.per_call(copies, reps, device=idx)
+                                   opts.noisy_threshold, label, cuda=cuda, own_graphs=self.own_graphs)
+            self.last_output = _kept(device_call.value)
+            xfer = cuda_timing.per_call(copies, reps, device=idx, cuda=cuda)
             x_pin = x_host.pin_memory()
             y_pin = self.torch.empty((self.cond.m, self.cond.n), dtype=dtype, pin_memory=True)
 
@@ -312,17 +347,25 @@ class _Steady:
                 return y_pin.copy_(fn(x_pin.to(dev, non_blocking=True)), non_blocking=True)
 
             warm_up(pinned_call, self.sync, min_time_s=opts.warmup_s / 4, min_calls=warmup)
-            self.pinned = summarize(cuda_timing.per_call(pinned_call, reps, device=idx), opts.noisy_threshold,
-                                    label=f"{label} (전송 포함, pinned)")
+            self.pinned = summarize(cuda_timing.per_call(pinned_call, reps, device=idx, cuda=cuda),
+                                    opts.noisy_threshold, label=f"{label} (전송 포함, pinned)")
             return self.gpu.per_call, xfer
         if self.env.kind == "cpu":
             self.rounds = opts.rounds if opts.rounds is not None else reps  # one call of each boundary per round
             s = interleaved({"device": device_call, "copies": copies}, warmup, reps, self.rounds,
                             warmup_s=opts.warmup_s)
+            self.last_output = _kept(device_call.value)   # a CPU has no CUDA graphs: not overwritten meanwhile
             return summarize(s["device"], opts.noisy_threshold, label=f"{label} (장치 상주)"), s["copies"]
         dev_t = summarize(time_calls(device_call, warmup, reps, sync=self.sync, warmup_s=opts.warmup_s),
                           opts.noisy_threshold, label=f"{label} (장치 상주)")
+        self.last_output = _kept(device_call.value)
         return dev_t, time_calls(copies, warmup, reps, sync=self.sync)
+
+
+def _kept(output: Any) -> Any:
+    """A copy of ``output`` that no later call can overwrite (``clone()``; the object itself if it has none)."""
+    clone = getattr(output, "clone", None)
+    return clone() if callable(clone) else output
 
 
 def _compile_report(before: dict[str, int], after_first: dict[str, int], end: dict[str, int], compile_mode: str,
@@ -335,7 +378,7 @@ def _compile_report(before: dict[str, int], after_first: dict[str, int], end: di
     notes.append("첫 호출이 디스크 컴파일 캐시를 사용했습니다(웜 캐시): 콜드 컴파일 시간이 아닙니다" if cache_hit
                  else "첫 호출에 컴파일이 들어 있습니다(디스크 캐시 적중 없음)")
     graph_skips = None
-    if compile_mode in ("reduce-overhead", "max-autotune"):
+    if compile_mode in CUDAGRAPH_MODES:
         n_skips = end.get("cudagraph_skips", 0) - before.get("cudagraph_skips", 0)
         graph_skips = tuple(skips.messages) or ((f"CUDA 그래프 건너뜀 {n_skips}회 (이유: TORCH_LOGS=cudagraphs로 "
                                                  "다시 실행하면 보입니다)",) if n_skips else ())
