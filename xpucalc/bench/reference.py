@@ -50,6 +50,8 @@ class ReferenceRun:
         achieved_flops: published throughput, FLOP/s. effective_bandwidth: published Q_min / time, bytes/s.
         max_abs_err: max abs(Y - Y_ref(float64)); passed: the run's verdict.
         date: ISO date of the measurement; source: where the row comes from.
+        evidence_label: ``실측`` for every published row; a row read back from a ``tools/device-run``
+            rehearsal on a CPU carries ``CPU 동작 확인`` (see ``xpucalc.bench.device_run``).
     """
 
     device: str
@@ -72,11 +74,12 @@ class ReferenceRun:
     passed: bool
     date: str
     source: str
+    evidence_label: str = evidence.MEASURED
 
     @property
     def evidence(self) -> str:
-        """Always ``실측``: measured on the named device, with date and software."""
-        return evidence.MEASURED
+        """``실측`` (measured on the named device, with date and software) unless the row says otherwise."""
+        return self.evidence_label
 
     @property
     def workload(self) -> LinearLayer:
