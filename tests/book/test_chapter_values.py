@@ -53,7 +53,13 @@ EXPECTED: dict[str, dict[str, object]] = {
     "book/week05/hardware": {
         "mxu_macs": 16_384,            # one 128 x 128 MXU
         "chip_macs": 65_536,           # 4 MXUs x 16,384
+        "tc_macs": 512,                # H100 Tensor Core: 2 x A100's 256 dense FP16 FMA per clock
+        "tc_ratio": 128,               # 65,536 / 512
+        "tc_ratio_words": "백여 배",
         "hbm_v5e": (819, "GB/s"),      # Google's TPU v5e table (design §7.1)
+    },
+    "book/week05/misconceptions": {
+        "mc_tc_ratio": 128,            # 4 x 128 x 128 / 512
     },
     "book/week05/software-path": {    # source §11.3 first call vs steady state
         "a100_ratio": 30_019,          # 4,394.837 ms / 0.1464 ms = 30,019.4
@@ -70,6 +76,9 @@ EXPECTED: dict[str, dict[str, object]] = {
         "cross_roof": 100,
         "fits_A": "들어갑니다",        # 8 GB resident <= 16 GB
         "reuse": 12.5,                 # 100 GB moved / 8 GB resident
+        # quiz: work 2 on B: 1e14 FLOP / 100 TFLOP/s = 1,000 ms vs 100 GB / 2 TB/s = 50 ms -> 20x, compute-bound;
+        # I = 1e14 / 100e9 = 1,000 FLOP/B = 20 x B's ridge 50
+        "quiz_ms": 1_000, "quiz_cm_ratio": 20, "quiz_bound": "연산이 병목", "quiz_i_over_ridge": 20,
     },
     "book/week05/worked-example-2": {  # source §8: 가 4+9+2 ms, 30 s; 나 7+2+2 ms, 5 s
         "batch_ga": 15, "batch_na": 11,
@@ -107,10 +116,40 @@ EXPECTED: dict[str, dict[str, object]] = {
         "sg_t_b_128": 2.684,           # on B: 268,435,456 FLOP / 100 TFLOP/s, µs (compute-bound)
         "sg_bound_128": "A 대역폭, B 연산",
         "sg_ab_128": 0.98,             # 2.623 / 2.684 = 0.977
+        "sg_peak_lead": "L40S가 앞섭니다",   # BF16 dense 362.05 vs 312 TFLOP/s
+        "sg_bw_ratio": 2.4,            # 2,039 / 864 GB/s = 2.36
+        "sg_dec_lead": "대역폭이 넓은 A100 80GB",
+        "sg_win_1": "B",               # M = 1 both memory-bound: 2,103,296 B / 1 vs 2 TB/s
+        "sg_win_128": "A", "sg_gain_128_abs": 2.3,   # 2.684 / 2.623 - 1 = 2.32 %
+        "sg_vs_cross": "2.3 % 넘습니다",  # 102.32 / 100 - 1
+        "sg_side_128": "오른쪽, 곧 A의 경사진 선이 B의 평평한 선보다 높아진 자리",
+        "sg_roof_cmp": "보다 높습니다",  # A at I = 102.32: 102.3 TFLOP/s > B's 100
     },
     "book/llm-hardware/index": {
         "idx_mem_bound": 23.9,         # 3.35 TB/s / 140 GB (70B FP16) = 23.93 tokens/s
         "idx_ratio": 295,              # H100 ridge 989.4 / 3.35 = 295.3
+        # Llama 3 70B, 4,096 tokens: 151,844,831,232 FLOP / 1,342,177,280 KV bytes per sequence = 113.1 < 295.3
+        "idx_i_lim": 113, "idx_ridge": 295,
+        "idx_kv_verdict": "배치를 아무리 키워도 decode는 메모리 한계에 머뭅니다",
+    },
+    "book/llm-hardware/memory-bandwidth": {  # Llama-3-70B as 70e9 x 2 B = 140e9 B on H100 SXM (80 GiB = 85.9e9 B)
+        # weights only, 10 % reserve: 140e9 / (0.9 x 85,899,345,920 = 77,309,411,328) = 1.81 -> 2 cards;
+        # the x1.2 rule (168e9 B) already holds the margin: / 85.9e9 = 1.96 -> 2; with the reserve again 2.17 -> 3
+        "mb_gpus_weights": "2", "mb_gpus_serving": "2", "mb_gpus_double": "3", "mb_gpus_tp": "2",
+        "mb_gpus_agree": "두 어림이 같은 답을 냅니다",
+        # TP 2: (77,309,411,328 - 141,107,412,992 / 2) / (4,096 x 327,680 / 2) = 10.07 -> batch 10
+        "mb_tp_fits": "들어가고 배치 10까지 받습니다", "mb_maxb_2": 10,
+        "mb_cmp_ratio": 295,            # (989.4e12 / 140e9) / (3.35e12 / 140e9) = 295.3
+        "mb_cmp_verdict": "대역폭이 상한을 정합니다",
+        "mb_pcie_vs_ddr5": "DDR5 듀얼 채널의 아래 끝보다도 좁으므로",   # 31.5 GB/s < 70 GB/s
+        "mb_g6x_vs_30": "30배의 절반에도 못 미칩니다",                   # 1,008 / 70 = 14.4 < 15
+        # 13B: 4-bit 6.5e9 B x 1.2 = 7.8e9 <= 24 GiB; 1,008e9 / 6.5e9 = 155.1 tok/s. Least offload to fit 24 GiB:
+        # f = (26e9 - 25,769,803,776) / 26e9 = 0.885 %; 0.99115 x 26e9 / 1,008e9 + 230,196,224 / 31.508e9
+        # = 25.565 + 7.306 ms = 32.87 ms -> 30.42 tok/s; 155.08 / 30.42 = 5.1
+        "mb_b13_int4_fits": "전부 카드에 올라가고", "mb_b13_int4": 155, "mb_b13_int4_ratio": 5,
+        "mb_ex_m3_fp16_fits": "1.2배 여유를 둬도 메모리에 올라가지만",  # 168e9 <= 512 GiB
+        "mb_ex_faster": "H100이 더 빨리", "mb_ex_h100_vs_m3": 4.1,   # 3.35e12 / 819e9 = 4.09
+        "mb_ex2_total": 4.1,            # 0.9 + 0.1 x 1,008e9 / 31.508e9 = 0.9 + 3.199
     },
     "book/llm-hardware/interconnects": {
         "ic_p5_lane": (3.938, "GB/s"),  # 32 GT/s x 128/130 / 8 bits
@@ -119,11 +158,49 @@ EXPECTED: dict[str, dict[str, object]] = {
         "ic_nv4": (450, "GB/s"),        # NVLink 4: 900 GB/s both ways
         "ic_ex_t_one": 2.22,            # 140 GB / 63.0 GB/s = 2.22 s
         "ic_ex_t_nominal_both": 1.09,   # 140 / 128 = 1.094 s
+        "ic_ratio_min": 7.1,            # NVLink 4 450 GB/s / PCIe Gen5 x16 63.0 GB/s = 7.14
+        "ic_ratio_order": "10배에는 못 미치는",
+        # exercise 2: Llama 3 70B (N = 70,553,706,496) on 2 RTX 4090 (24 GiB, 1,008 GB/s), PCIe Gen4 x8 15.75 GB/s
+        "ic_ex2_fp16_fits": "들어가지 않습니다",    # 141.1 GB > 2 x 25.77 GB
+        # 4-bit: 17,638,426,624 B per GPU + KV 4,096 x 327,680 / 2 = 671,088,640 <= 0.9 x 25.77e9 = 23.19e9
+        "ic_ex2_fits": "두 구성 모두 4비트 가중치와 4K 문맥의 KV 캐시가 들어갑니다",
+        "ic_ex2_read_ms": 18.2,         # 18,309,515,264 B / 1.008e12 = 18.16 ms
+        "ic_ex2_n_ar": 160,             # 80 layers x 2
+        "ic_ex2_ar_bw_ms": 0.17,        # 160 x 16,384 B / 15.754e9 = 0.166 ms (2 ranks: S x 2 x 1/2)
+        "ic_ex2_ar_ms": 3.2,            # + 160 x 19.19 us = 3.237 ms
+        "ic_ex2_comm_vs_read": "통신이 가중치 읽기보다 짧습니다",
+        "ic_ex2_tp_step": 21.4,         # 18.16 + 3.24
+        "ic_ex2_pp_step": 36.3,         # 2 x 18.16 + one hop 19.19 + 1.04 us = 36.35 ms
+        "ic_ex2_dec_verdict": "TP 2가 더 빠릅니다",
+        "ic_ex2_lat_even": 113,         # (36.33 - 18.33 ms, both without fixed costs) / (160 - 1) = 0.1132 ms
+        # prefill 4,096 tokens at 40 % of 330.3 TFLOP/s: per token 2N + 2 x 80 x 8,192 x 4,096 = 146,475,200,512 FLOP
+        # x 4,096 = 6.0e14 FLOP / 2 GPUs / 132.12e12 = 2.270 s; TP adds 160 x (4,096 x 16,384 B / 15.754e9 + 19.19 us) = 0.685 s
+        "ic_ex2_tp_pre": 2.96, "ic_ex2_tp_pre_comm": 0.68,
+        "ic_ex2_pp_pre": 4.55,          # 2 stages in turn: 2 x 2.270 + one 67 MB hop 4.3 ms = 4.545 s
+        "ic_ex2_pre_verdict": "prefill도 TP 2가 더 빠릅니다",
     },
     "book/llm-hardware/parallelism": {  # design §7.5: 14 GB over 32 GB/s
         "pa_ddp_2": 0.44,               # 2 x (1/2) x 14 / 32 = 0.4375 s
         "pa_ddp_8": 0.77,               # 2 x (7/8) x 14 / 32 = 0.7656 s
         "pa_ddp_inf": 0.875,            # 2 x 14 / 32
+        # TP 8 forward of 70e9 params x 4,096 tokens: 2 x 70e9 x 4,096 = 573.44 TFLOP / (8 x 989.4e12) = 72.45 ms;
+        # 160 all-reduces of 4,096 x 8,192 x 2 B: 10.74 GB x 2 x 7/8 / 63.0e9 = 298.2 ms (4.1x), over NVLink 4 41.8 ms
+        "pa_tp_p5_over_compute": 4.1, "pa_tp_p5_verdict": "통신이 연산보다 오래 걸립니다",
+        "pa_tp_nv_over_compute": 58, "pa_tp_nv_verdict": "통신이 연산보다 짧아",
+        # exercise 3, Llama 3 70B BF16 (141,107,412,992 B, KV 327,680 B/token) on 8 H100 PCIe (2 TB/s, 80 GiB)
+        # over PCIe Gen5 x16 (63.0 GB/s one way), serving: 1.2 x 141.1 GB > 85.9 GB and no NVLink -> PP over 8
+        "pa_ex3_plan": "PP = 8 (PCIe)",
+        # TP 8 per GPU: (141,107,412,992 + 4,096 x 327,680) / 8 = 17,806,198,784 B / 2e12 = 8.903 ms; 80 layers x 2
+        # all-reduces of 16,384 B: 160 x (19.19 us + 2 x 7/8 x 16,384 / 63.0e9 = 0.455 us) = 3.143 ms -> 12.05 ms
+        "pa_ex3_n_ar": 160, "pa_ex3_tp_comm": 3.1, "pa_ex3_tp_step": 12.0,
+        # PP 8 at batch 1: the 8 stages in turn, 8 x 8.903 = 71.23 ms + 7 hops x (19.19 + 0.26 us) = 71.36 ms
+        "pa_ex3_pp_step": 71.4,
+        "pa_ex3_dec_verdict": "TP 8이 요청 하나의 decode를 더 빨리 끝냅니다",
+        # TP falls behind only when 160 x lat - 7 x lat > 71.23 - 8.98 ms (no-latency steps): lat > 0.407 ms
+        "pa_ex3_lat_even": 407,
+        "pa_ex3_pre_verdict": "prefill도 TP 8이 더 빠릅니다",   # 0.55 s (55 % all-reduce) vs 1.99 s for the 8 stages
+        "pa_ex3_tp_pre": 0.55, "pa_ex3_pp_pre": 1.99, "pa_ex3_tp_pre_comm_pct": 55,
+        "pa_ex3_claim": "요청 하나의 지연으로 보면 이 어림에서는 맞습니다",
     },
     "book/llm-hardware/gpu-specs": {    # design §7.8
         "gs_4090_fp16acc": 330.3,       # FP16 with FP16 accumulation, dense (NVIDIA Ada whitepaper)
@@ -155,6 +232,15 @@ EXPECTED: dict[str, dict[str, object]] = {
         "I_dec1_model": 1.07,           # 151,844,831,232 / 142,449,590,272 = 1.066
         "I_pre_model": 2_087,           # 2,048 x (2N + 2 x 80 x 8,192 x 2,048) / 2N = 2,048 x 1.01902 = 2,086.96
         "i_max_kv": 113,                # 151,844,831,232 / 1,342,177,280 = 113.1
+        "rs_model_vs_rule": "둘 다 어림보다 낮습니다",   # serve 119 < 190 at batch 1, 3,118 < 6,078 at batch 32
+        "rs_dec_gap": 277,              # ridge 295.34 / 1.0660 = 277.1
+        "rs_dec_verdict": "대역폭이 속도를 정합니다",
+        "rs_pre_verdict": "분기점을 넘으므로 연산 한계입니다",        # 2,087 > 295
+        "rs_kv_verdict": "분기점보다 낮으므로 이 조건의 decode는 배치를 아무리 키워도 메모리 한계",  # 113 < 295
+        "rs_fit_vs_crit": "크기는 하지만",                         # 355 > 295.3
+        "rs_crit_min": 153, "rs_crit_min_x32": 5,   # A100 80GB: 312e12 x 2 / (2 x 2.039e12) = 153.0; / 32 = 4.8
+        # 8 cards, TP 8, 4K: L40S (48 GB) and RTX 4090 (24 GiB) hold fewer sequences than their B* (see the table)
+        "rs_crit_unreachable": "NVIDIA L40S, NVIDIA GeForce RTX 4090",
         "thr_kv_max": 19_968,           # 8 x 3.35e12 / 1,342,177,280 = 19,967.5
         # per GPU at TP 8: usable 0.9 x 80 x 2**30 = 77,309,411,328 B, weights / 8 = 17,638,426,624,
         # KV per sequence / 8 = 167,772,160 -> (77,309,411,328 - 17,638,426,624) / 167,772,160 = 355.7

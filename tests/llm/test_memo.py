@@ -210,3 +210,31 @@ def test_mfu_above_one_is_an_error_everywhere():
         llm.mfu(7e9, 1e6, 8, 312e12)  # 6 x 7e9 x 1e6 / (8 x 312e12) = 16.8
     with pytest.raises(ValueError):
         estimate(WorkloadInputs(n_params=7e9, gpu="h100-sxm", mfu=1.56))
+
+
+def test_weights_alone_too_big_gets_no_batch_or_kv_advice():
+    # 405B BF16 on 8 H100: weights per GPU 811.7e9 / 8 = 101.5 GB > 0.9 x 85.9 GB = 77.3 GB usable, so no batch
+    # (not even 1) and no KV precision can fit; the advice must say so, not "reduce the batch to 0"
+    r = memo(model="llama-3.1-405b", gpu="h100-sxm", n_gpus=8, nvlink=True)
+    assert r.fits is False and r.serving.max_batch == 0
+    text = "\n".join(r.suggestions)
+    assert "0 이하" not in text and "0까지" not in text
+    assert "배치를 줄이거나 KV 캐시를 줄여서는 들어가지 않" in text
+    assert "FP8(1바이트)로 두면 들어가고" in text          # the weight-precision remedy is still offered
+
+
+def test_one_sequence_kv_too_big_says_shorten_the_context():
+    # 8B BF16 on one H100 at 1M tokens: KV 1,048,576 x 131,072 B = 137.4 GB > 77.3 - 16.1 GB left; FP8 KV
+    # (68.7 GB) would still exceed 61.2 GB, so max batch stays 0 and the advice is the context, not the batch
+    r = memo(model="llama-3-8b", gpu="h100-sxm", seq_len=1_048_576, batch=1)
+    assert r.fits is False and r.serving.max_batch == 0
+    text = "\n".join(r.suggestions)
+    assert "0 이하" not in text and "0까지" not in text
+    assert "문맥(seq_len)을 줄이세요" in text
+
+
+def test_batch_too_big_names_the_largest_batch_that_fits():
+    # 8B at 32K on one H100: (77,309,411,328 - 16,060,522,496) / (32,768 x 131,072) = 14.26 -> batch 14 fits
+    r = memo(model="llama-3-8b", gpu="h100-sxm", seq_len=32768, batch=20)
+    assert r.serving.max_batch == 14
+    assert any("배치 14까지 들어갑니다" in s for s in r.suggestions)

@@ -275,8 +275,10 @@ def test_suggest_pcie_node_serving_is_pp():
     check(suggested(140 * GB, 48 * GB, 4, 1, False, False, goal="serving"),
           expect("PP = 4 (PCIe)",
                  [over("140.0 GB", "48.0 GB"),
-                  "NVLink가 없어 레이어마다 all-reduce가 필요한 TP는 PCIe로는 느립니다. "
-                  "레이어 묶음을 GPU 4장에 나누는 PP를 씁니다(요청 하나는 단계를 차례로 지나갑니다)."], pp=4))
+                  "NVLink가 없으면 TP는 레이어마다 두 번의 all-reduce를 PCIe로 주고받아야 하므로, 이 흐름은 단계 경계에서만 "
+                  "활성값을 넘기는 PP로 레이어 묶음을 GPU 4장에 나눕니다. 요청 하나는 단계를 차례로 지나가므로 "
+                  "PP는 메모리를 넓힐 뿐 요청 하나를 빠르게 하지는 않습니다. 요청 하나의 속도를 TP와 견주려면 "
+                  "xpucalc.llm.serve로 두 구성을 계산해 보세요."], pp=4))
 
 
 def test_suggest_tp_divides_both_head_counts():

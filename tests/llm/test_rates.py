@@ -158,3 +158,17 @@ def test_bad_input_names_the_argument(name, call):
     # the argument's name as a whole word, so that a message naming another argument does not pass
     with pytest.raises(ValueError, match=rf"\b{re.escape(name)}\b"):
         call()
+
+
+def test_decode_intensity_limit_llama3_70b_4k():
+    # Llama 3 70B at 4,096 cached tokens: 2N + 4 x 80 x 8,192 x 4,096 = 151,844,831,232 FLOP per token;
+    # KV 2 x 80 x 8 x 128 x 2 B = 327,680 B/token x 4,096 = 1,342,177,280 B per sequence -> 113.133 FLOP/B,
+    # below H100 SXM's ridge 989.4e12 / 3.35e12 = 295.3, so decode never turns compute-bound there
+    assert llm.decode_intensity_limit(151_844_831_232, 1_342_177_280) == pytest.approx(113.1332, rel=1e-6)
+    # the limit is what decode_intensity approaches as the batch grows (weights 2 B per parameter, N = 1e9)
+    n, kv = 1e9, 1e6
+    assert llm.decode_intensity(10**9, 2.0, kv / n) == pytest.approx(llm.decode_intensity_limit(2 * n, kv), rel=1e-5)
+    with err("kv_bytes_per_sequence"):
+        llm.decode_intensity_limit(1e9, 0)
+    with err("flops_per_token"):
+        llm.decode_intensity_limit(-1, 1e6)

@@ -36,7 +36,8 @@ from .footprint import (ADAMW_MIXED_BYTES_PER_PARAM, NF4_DOUBLE_QUANT_BITS, acti
                         kv_cache_bytes, lora_adapter_params, lora_vram_bytes, quantized_weights_bytes,
                         training_state_bytes, weights_bytes)
 from .model import Model
-from .rates import (compute_tokens_per_s_bound, decode_critical_batch, decode_intensity, decode_step_time_s,
+from .rates import (compute_tokens_per_s_bound, decode_critical_batch, decode_intensity, decode_intensity_limit,
+                    decode_step_time_s,
                     decode_throughput, decode_tokens_per_s_bound, goodput, prefill_intensity, prefill_time_s,
                     request_latency_s, ttft_s)
 from .serving import ServeEstimate, layouts, serve
@@ -52,7 +53,8 @@ __all__ = [
     "kv_cache_bytes", "lora_adapter_params", "lora_vram_bytes", "quantized_weights_bytes", "training_state_bytes",
     "weights_bytes",
     # rates
-    "compute_tokens_per_s_bound", "decode_critical_batch", "decode_intensity", "decode_step_time_s",
+    "compute_tokens_per_s_bound", "decode_critical_batch", "decode_intensity", "decode_intensity_limit",
+    "decode_step_time_s",
     "decode_throughput", "decode_tokens_per_s_bound", "goodput", "prefill_intensity", "prefill_time_s",
     "request_latency_s", "ttft_s",
     # comm

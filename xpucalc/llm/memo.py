@@ -229,13 +229,8 @@ def _serving_rows(inp: WorkloadInputs, hw: Hardware, rep: MemoReport) -> None:
     if not r.fits:
         rep.messages.append("메모리에 들어가지 않으므로 위의 속도는 들어간다고 가정했을 때의 값입니다.")
     if not r.fits or r.max_batch < inp.batch:
-        if inp.kv_bytes > 1:
-            alt = serve(m, dev, tp=r.tp, pp=r.pp, dp=r.dp, **{**kw, "kv_bytes": 1.0})
-            if alt.fits:
-                rep.suggestions.append(f"KV 캐시를 FP8(원소당 1바이트)로 두면 같은 구성에 들어갑니다(최대 배치 {alt.max_batch}).")
-            else:
-                rep.suggestions.append(f"배치를 {r.max_batch} 이하로 줄이거나, KV 캐시를 FP8(원소당 1바이트)로 두면 최대 배치가 "
-                                       f"{alt.max_batch}까지 늘어납니다.")
+        rep.suggestions.extend(_batch_kv_advice(inp, r, serve(m, dev, tp=r.tp, pp=r.pp, dp=r.dp, **{**kw, "kv_bytes": 1.0})
+                                                if inp.kv_bytes > 1 else None))
         if inp.bytes_per_param > 1:
             alt = serve(m, dev, tp=r.tp, pp=r.pp, dp=r.dp, **{**kw, "weight_bytes": 1.0})
             if alt.fits:
@@ -252,6 +247,31 @@ def _serving_rows(inp: WorkloadInputs, hw: Hardware, rep: MemoReport) -> None:
             _offload_row(inp, hw, r, rep)
     if inp.interconnect and "pcie" in inp.interconnect.lower() and r.tp > 1:
         rep.messages.append("GPU가 PCIe로만 연결되어 있다면 TP의 레이어별 all-reduce가 느려집니다. PP를 함께 비교해 보세요.")
+
+
+def _batch_kv_advice(inp: WorkloadInputs, r: ServeEstimate, fp8_kv: ServeEstimate | None) -> list[str]:
+    """What a smaller batch or an FP8 KV cache can do when the batch does not fit; nothing when it cannot help.
+
+    ``fp8_kv`` is the same layout with 1-byte KV elements (None when the KV cache is already 1 byte).
+    When the weights alone exceed the usable memory of a device, no batch or KV setting fits, so the
+    advice says so and leaves the remedy to the weight-precision and GPU-count suggestions.
+    """
+    mem = r.memory
+    if mem.weights > mem.usable:
+        return [f"가중치만으로 GPU당 {fmt_bytes(mem.weights)}라 쓸 수 있는 {fmt_bytes(mem.usable)}를 넘습니다. "
+                "배치를 줄이거나 KV 캐시를 줄여서는 들어가지 않으니, 가중치 정밀도를 낮추거나 GPU를 늘려야 합니다."]
+    out = []
+    if r.max_batch >= 1:
+        out.append(f"이 구성에서 {r.context:,} 토큰 시퀀스는 배치 {r.max_batch}까지 들어갑니다.")
+    else:
+        out.append(f"{r.context:,} 토큰 시퀀스 하나의 KV 캐시(GPU당 {fmt_bytes(mem.kv_cache / math.ceil(r.batch / r.ep))})도 가중치를 담고 "
+                   f"남는 {fmt_bytes(mem.usable - mem.weights)}에 들어가지 않습니다. 문맥(seq_len)을 줄이세요.")
+    if fp8_kv is not None and fp8_kv.max_batch > r.max_batch:
+        if fp8_kv.fits:
+            out.append(f"KV 캐시를 FP8(원소당 1바이트)로 두면 같은 구성에 들어갑니다(최대 배치 {fp8_kv.max_batch}).")
+        else:
+            out.append(f"KV 캐시를 FP8(원소당 1바이트)로 두면 최대 배치가 {fp8_kv.max_batch}까지 늘어납니다.")
+    return out
 
 
 def _offload_row(inp: WorkloadInputs, hw: Hardware, r: ServeEstimate, rep: MemoReport) -> None:

@@ -69,6 +69,22 @@ def decode_intensity(batch: int, bytes_per_param: float, kv_bytes_per_seq_per_pa
                       + b * non_negative(kv_bytes_per_seq_per_param, "kv_bytes_per_seq_per_param"))
 
 
+def decode_intensity_limit(flops_per_token: float, kv_bytes_per_sequence: float) -> float:
+    """Highest arithmetic intensity decode can reach, whatever the batch, FLOP/byte.
+
+    A step over ``b`` sequences does ``b x flops_per_token`` FLOP and reads the weights once plus
+    ``b x kv_bytes_per_sequence``; as ``b`` grows the weights' share vanishes and the intensity rises
+    towards ``flops_per_token / kv_bytes_per_sequence``. When this limit is below the device's ridge
+    point (peak / bandwidth), decode stays memory-bound at every batch.
+
+    Args:
+        flops_per_token: FLOP of one decode token, e.g. ``Model.decode_flops_per_token(context)``.
+        kv_bytes_per_sequence: KV-cache bytes one sequence reads per step, e.g.
+            ``Model.kv_bytes_per_token() x context``; must be > 0 (without a KV cache there is no limit).
+    """
+    return positive(flops_per_token, "flops_per_token") / positive(kv_bytes_per_sequence, "kv_bytes_per_sequence")
+
+
 def prefill_intensity(prompt_tokens: int, bytes_per_param: float) -> float:
     """Arithmetic intensity of a prefill pass over the weights, FLOP/byte: 2 s / bytes_per_param.
 

@@ -56,8 +56,10 @@ def step_sentences(step: Step, serving: bool) -> list[str]:
         case "copies_in_node":
             return [f"남는 GPU로 같은 구성을 {v['copies']}벌 둡니다" + ("(사본마다 다른 요청)." if serving else "(데이터 병렬).")]
         case "no_nvlink_pp":
-            return ["NVLink가 없어 레이어마다 all-reduce가 필요한 TP는 PCIe로는 느립니다. "
-                    f"레이어 묶음을 GPU {v['gpus']}장에 나누는 PP를 씁니다(요청 하나는 단계를 차례로 지나갑니다)."]
+            return ["NVLink가 없으면 TP는 레이어마다 두 번의 all-reduce를 PCIe로 주고받아야 하므로, 이 흐름은 단계 경계에서만 "
+                    f"활성값을 넘기는 PP로 레이어 묶음을 GPU {v['gpus']}장에 나눕니다. 요청 하나는 단계를 차례로 지나가므로 "
+                    "PP는 메모리를 넓힐 뿐 요청 하나를 빠르게 하지는 않습니다. 요청 하나의 속도를 TP와 견주려면 "
+                    "xpucalc.llm.serve로 두 구성을 계산해 보세요."]
         case "no_nvlink_fsdp":
             return ["NVLink가 없어 레이어마다 all-reduce가 필요한 TP는 PCIe로는 느립니다. "
                     f"파라미터를 GPU {v['gpus']}장에 나눠 두는 FSDP(ZeRO-3), 또는 레이어 묶음을 나누는 PP를 씁니다."]
