@@ -1,5 +1,5 @@
-"""xpucalc.bench.collectives: nccl-tests' sizes and bandwidths, the alpha-beta fit, and worker processes that
-always stop (on success, on a worker error, on the time limit)."""
+"""xpucalc.bench.collectives: nccl-tests' sizes and bandwidths, the ring formula beside a fit, and worker processes
+that always stop (on success, on a worker error, on the time limit)."""
 from __future__ import annotations
 
 import os
@@ -9,7 +9,7 @@ import time
 import pytest
 
 from xpucalc import bench
-from xpucalc.bench import collectives
+from xpucalc.bench import alpha_beta, collectives
 from xpucalc.bench.timing import summarize
 from xpucalc.llm import comm
 
@@ -33,42 +33,12 @@ def test_row_algbw_busbw_golden():
     assert row.algbw == pytest.approx(1e9) and row.busbw == pytest.approx(1.5e9)
 
 
-def test_fit_alpha_beta_recovers_exact_line():
-    sizes = [2**10 * 4**i for i in range(8)]
-    times = [50e-6 + s / 2e9 for s in sizes]           # alpha = 50 us, 1/beta = 2 GB/s
-    for relative in (True, False):
-        fit = collectives.fit_alpha_beta(sizes, times, relative=relative)
-        assert fit.alpha_s == pytest.approx(50e-6, rel=1e-9) and fit.bandwidth == pytest.approx(2e9, rel=1e-9)
-        assert fit.r2 == pytest.approx(1.0) and fit.r2_log == pytest.approx(1.0) and fit.max_rel_residual < 1e-9
-    assert fit.half_size_bytes == pytest.approx(50e-6 * 2e9)   # 100 kB
-    # ring with 2 ranks: t = 2(n-1)/n S/B = S/B -> B = 1/beta; 4 ranks: B = 1.5/beta
-    assert fit.ring_link_bandwidth(2) == pytest.approx(2e9) and fit.ring_link_bandwidth(4) == pytest.approx(3e9)
-
-
-def test_fit_alpha_beta_r2_drops_with_noise_and_refuses_bad_input():
-    sizes = [1e3, 1e4, 1e5, 1e6, 1e7]
-    times = [1e-4 + s / 1e9 for s in sizes]
-    times[-1] *= 1.5                                      # the largest point off the line by 50 %
-    rel = collectives.fit_alpha_beta(sizes, times)
-    assert rel.r2 < 0.95 and rel.alpha_s == pytest.approx(1e-4, rel=0.05)   # alpha still found from the small sizes
-    # ordinary least squares bends to the largest point: R² stays 0.999, alpha turns negative, the small sizes
-    # are off by more than 100 % -- why the fit weighs relative residuals and reports max_rel_residual
-    ols = collectives.fit_alpha_beta(sizes, times, relative=False)
-    assert ols.r2 > 0.99 and ols.alpha_s < 0 and ols.max_rel_residual > 1
-    with pytest.raises(ValueError, match="length"):
-        collectives.fit_alpha_beta([1, 2], [1.0])
-    with pytest.raises(ValueError, match="two different"):
-        collectives.fit_alpha_beta([5, 5], [1.0, 1.0])
-    with pytest.raises(ValueError, match="times"):
-        collectives.fit_alpha_beta([1, 2], [1.0, -1.0])
-
-
 def test_compare_with_ring_formula_uses_llm_allreduce_time():
     sizes = [2**12, 2**20, 2**26]
     rows = [collectives.CollectiveRow("all_reduce", s, 4, "gloo", summarize([20e-6 + s / 1e9], warn=False), True)
             for s in sizes]
     out = collectives.compare_with_ring_formula(rows)
-    fit = collectives.fit_alpha_beta(sizes, [r.time_s for r in rows])
+    fit = alpha_beta.fit_alpha_beta(sizes, [r.time_s for r in rows])
     for d, s in zip(out, sizes):
         assert d["formula_s"] == pytest.approx(comm.allreduce_time_s(s, fit.ring_link_bandwidth(4), 4))
         assert d["formula_s"] == pytest.approx(s / 1e9)   # the formula is the beta part alone

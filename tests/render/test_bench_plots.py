@@ -14,7 +14,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from xpucalc import Device, bench  # noqa: E402
-from xpucalc.bench import bandwidth, collectives, reference  # noqa: E402
+from xpucalc.bench import alpha_beta, bandwidth, collectives, reference  # noqa: E402
 from xpucalc.bench.timing import summarize  # noqa: E402
 from xpucalc.render import bench_plots  # noqa: E402
 from xpucalc.units import MS  # noqa: E402
@@ -35,7 +35,7 @@ def test_plots_draw_their_data():
     assert list(pts.get_xdata()) == [1.0, 100.0] and list(pts.get_ydata()) == pytest.approx([5.0, 90.0])  # GFLOP/s
     rows = [collectives.CollectiveRow("all_reduce", s, 2, "gloo", summarize([1e-4 + s / 1e9], warn=False), True)
             for s in (1e3, 1e6)]
-    ax = bench_plots.collective_time_plot(rows, collectives.fit_alpha_beta([1e3, 1e6], [r.time_s for r in rows]))
+    ax = bench_plots.collective_time_plot(rows, alpha_beta.fit_alpha_beta([1e3, 1e6], [r.time_s for r in rows]))
     assert list(ax.get_lines()[0].get_ydata()) == pytest.approx([(1e-4 + 1e-6) * 1e3, (1e-4 + 1e-3) * 1e3])
     bench_plots.busbw_plot(rows)
     with pytest.raises(ValueError, match="roofs"):

@@ -14,7 +14,7 @@ The package's layout is the harness:
 * ``environment`` -- device, versions, compute capability, L2, clocks, driver.
 * ``results``, ``grid`` -- what a condition measured (and as JSON), the grid.
 * ``target``, ``bandwidth``, ``matmul``, ``sweep``, ``collectives`` -- the device measurements of
-  labs 04 and 05; ``cpu_reference`` and ``reference`` -- stored runs the book reads.
+  labs 04 and 05 (``alpha_beta``: the latency-bandwidth fit of collective times); ``cpu_reference`` and ``reference`` -- stored runs the book reads.
 
 Tables and plots of all of it are in ``xpucalc.render.bench_tables`` and ``xpucalc.render.bench_plots``.
 
@@ -45,8 +45,8 @@ from .timing import (NOISY_THRESHOLD, NoisyTimingWarning, Timing, interleaved, i
 from .torch_backend import compile_counters, run_torch
 # device measurements (lab 04 / 05): STREAM bandwidth, GEMM, the layer sweep, collectives
 from .bandwidth import StreamResult, stream, stream_sweep
-from .collectives import (AlphaBetaFit, CollectiveRow, allgather_sweep, allreduce_sweep, collective_sweep,
-                          fit_alpha_beta, reduce_scatter_sweep)
+from .alpha_beta import AlphaBetaFit, fit_alpha_beta
+from .collectives import CollectiveRow, allgather_sweep, allreduce_sweep, collective_sweep, reduce_scatter_sweep
 from .matmul import GemmResult, gemm
 from .sweep import kernel_summary, launch_overhead, layer_sweep
 

@@ -23,7 +23,6 @@ barrier); the row's ``time_s`` is the median over repetitions.
 from __future__ import annotations
 
 import json
-import math
 import os
 import signal
 import socket
@@ -39,6 +38,7 @@ from typing import Any
 from .. import evidence
 from .._check import positive, positive_int
 from ..llm.comm import allreduce_time_s, busbw_factor
+from .alpha_beta import AlphaBetaFit, fit_alpha_beta
 from .timing import Timing, calls_to_fill, check_count, summarize
 
 OPS: tuple[str, ...] = ("all_reduce", "all_gather", "reduce_scatter")
@@ -261,84 +261,6 @@ def reduce_scatter_sweep(sizes: Sequence[int] = DEFAULT_SIZES, world_size: int =
     return collective_sweep(sizes, world_size, backend, ops=("reduce_scatter",), **kwargs)
 
 
-# --------------------------------------------------------------------------- the alpha-beta model
-
-@dataclass(frozen=True)
-class AlphaBetaFit:
-    """t(S) = alpha + beta S fitted to measured times.
-
-    Attributes:
-        alpha_s: fixed cost per operation, seconds. beta_s_per_byte: seconds per byte of S.
-        r2: coefficient of determination of the fit on the measured times (1 - SS_res / SS_tot).
-        max_rel_residual: largest abs(t_fit / t - 1) over the points.
-        n_points: points used.
-        r2_log: R² of log(t_fit) against log(t): how well the shape holds across the whole size range,
-            where the plain R² is decided by the largest sizes.
-    """
-
-    alpha_s: float
-    beta_s_per_byte: float
-    r2: float
-    max_rel_residual: float
-    n_points: int
-    r2_log: float = math.nan
-
-    def predict(self, size_bytes: float) -> float:
-        """alpha + beta S, seconds."""
-        return self.alpha_s + self.beta_s_per_byte * size_bytes
-
-    @property
-    def bandwidth(self) -> float:
-        """1 / beta: the algorithm bandwidth at large sizes, bytes/s."""
-        return 1.0 / self.beta_s_per_byte
-
-    def ring_link_bandwidth(self, world_size: int) -> float:
-        """Per-rank bandwidth B of the ring model t = 2(n-1)/n S / B that gives this beta, bytes/s."""
-        n = check_count(world_size, "world_size", 2)
-        return busbw_factor("all_reduce", n) / self.beta_s_per_byte
-
-    @property
-    def half_size_bytes(self) -> float:
-        """S at which the fixed and the size-proportional parts are equal (alpha / beta), bytes."""
-        return self.alpha_s / self.beta_s_per_byte
-
-
-def fit_alpha_beta(sizes: Sequence[float], times: Sequence[float], *, relative: bool = True) -> AlphaBetaFit:
-    """Least-squares fit of t = alpha + beta S.
-
-    Args:
-        sizes: message sizes S, bytes (>= 2 distinct values). times: measured seconds, same length.
-        relative: minimise the relative residuals ((fit - t) / t), so that the small
-            sizes fix alpha instead of being drowned by the large ones; False is
-            ordinary least squares on the times.
-
-    The returned R² is always computed on the times themselves.
-    """
-    import numpy as np
-
-    s = np.asarray([positive(x, "sizes") for x in sizes], dtype=float)
-    t = np.asarray([positive(x, "times") for x in times], dtype=float)
-    if s.shape != t.shape:
-        raise ValueError(f"sizes and times must have the same length, got {s.size} and {t.size}")
-    if np.unique(s).size < 2:
-        raise ValueError("sizes must hold at least two different sizes to fit two parameters")
-    w = 1.0 / t if relative else np.ones_like(t)
-    a = np.stack([np.ones_like(s), s], axis=1) * w[:, None]
-    (alpha, beta), *_ = np.linalg.lstsq(a, t * w, rcond=None)
-    if beta <= 0:
-        raise ValueError("the fitted beta is not positive: the times do not grow with the size (too noisy?)")
-    fit = alpha + beta * s
-    ss_res = float(np.sum((t - fit) ** 2))
-    ss_tot = float(np.sum((t - t.mean()) ** 2))
-    r2 = 1.0 - ss_res / ss_tot if ss_tot > 0 else 1.0
-    r2_log = math.nan
-    if np.all(fit > 0):
-        lt, lf = np.log(t), np.log(fit)
-        tot = float(np.sum((lt - lt.mean()) ** 2))
-        r2_log = 1.0 - float(np.sum((lt - lf) ** 2)) / tot if tot > 0 else 1.0
-    return AlphaBetaFit(float(alpha), float(beta), r2, float(np.max(np.abs(fit / t - 1.0))), int(s.size), r2_log)
-
-
 def compare_with_ring_formula(rows: Sequence[CollectiveRow], fit: AlphaBetaFit | None = None) -> list[dict[str, float]]:
     """Measured all-reduce times beside ``xpucalc.llm.comm.allreduce_time_s`` with the fitted bandwidth.
 
@@ -427,6 +349,6 @@ def _worker(spec_path: str) -> None:  # pragma: no cover - runs in the worker pr
     Path(spec["out"], f"rank{rank}.json").write_text(json.dumps(results))
 
 
-__all__ = ["AlphaBetaFit", "BACKENDS", "CollectiveError", "CollectiveRow", "DEFAULT_SIZES", "OPS", "OP_LABELS",
-           "allgather_sweep", "allreduce_sweep", "collective_sweep", "compare_with_ring_formula",
-           "fit_alpha_beta", "free_port", "reduce_scatter_sweep", "run_processes"]
+__all__ = ["BACKENDS", "CollectiveError", "CollectiveRow", "DEFAULT_SIZES", "OPS", "OP_LABELS", "allgather_sweep",
+           "allreduce_sweep", "collective_sweep", "compare_with_ring_formula", "free_port", "reduce_scatter_sweep",
+           "run_processes"]

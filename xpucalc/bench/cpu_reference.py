@@ -24,7 +24,8 @@ from typing import Any
 from ..catalog.store import load_json
 from ..core.device import Device
 from .bandwidth import ARRAYS_MOVED, StreamResult
-from .collectives import CollectiveRow, fit_alpha_beta
+from .alpha_beta import fit_alpha_beta
+from .collectives import CollectiveRow
 from .sweep import LayerPoint
 from .timing import summarize
 

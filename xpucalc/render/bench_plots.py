@@ -115,7 +115,7 @@ def collective_time_plot(rows: Sequence[Any], fit: Any = None, formula_s: Sequen
 
     Args:
         rows: ``xpucalc.bench.collectives.CollectiveRow`` of one op.
-        fit: an ``xpucalc.bench.collectives.AlphaBetaFit`` (drawn as a line).
+        fit: an ``xpucalc.bench.alpha_beta.AlphaBetaFit`` (drawn as a line).
         formula_s: the formula's time at each row's size (e.g. from ``compare_with_ring_formula``), seconds.
         extra_fits: label -> another fit to draw dotted (e.g. one made on the 10th-percentile times).
     """
