@@ -11,11 +11,18 @@ What the cell does:
 * if ``import xpucalc`` works (a local checkout after ``pip install -r
   requirements.txt``, or a second run), nothing;
 * else ``pip install --no-deps`` from ``XPUCALC_SOURCE`` (a path to a checkout
-  or a wheel) or, without it, from the repository, plus the Korean font
-  package; torch, jax, numpy and matplotlib stay the runtime's own;
+  or a wheel) or, without it, from the repository (timeout 120 s, git never
+  prompts); torch, jax, numpy and matplotlib stay the runtime's own;
 * if that fails (no network, repository unreachable, a wrong path), it prints
-  in Korean what happened and what to do, and stops the notebook with one
-  short line instead of a traceback and a cascade of ``import xpucalc`` errors.
+  in Korean what happened, the cause lines picked from pip's output (git's
+  ``fatal:``, ``Could not resolve``, ``No matching distribution``, a path that
+  ``does not exist``, else ``ERROR:`` lines; colour codes removed) and what to
+  do, and stops the notebook with one short line instead of a traceback and a
+  cascade of ``import xpucalc`` errors;
+* then, in a separate pip call, the Korean font package (skipped when it is
+  importable). It is optional: if it cannot be installed (offline with a local
+  wheel) the cell prints one Korean line and goes on
+  (``xpucalc.render.plot.setup_korean_font`` falls back to a system font or warns).
 
 Usage:
     python tools/lab_cells.py                  print the install cell
@@ -23,8 +30,9 @@ Usage:
                                                metadata, tags and the other cells are kept)
     python tools/lab_cells.py --check LAB...   exit 1 if a notebook's first code cell differs
     python tools/lab_cells.py --stash-answers LAB...
-                                               move each answer cell's outputs into its metadata (run it after
-                                               executing a lab: Colab shows stored outputs even of a folded cell,
+                                               after executing a lab: drop profiler noise lines from the outputs
+                                               (:func:`strip_profiler_noise`) and move each answer cell's outputs
+                                               into its metadata (Colab shows stored outputs even of a folded cell,
                                                so the answer must not be an output; the site puts it back)
 
 Answer cells: a lab's answer is a code cell tagged ``hide-cell`` whose first line is
@@ -57,28 +65,46 @@ def repository_url(config: Path = ROOT / "_config.yml") -> str:
 
 _TEMPLATE = '''\
 import importlib
+import importlib.util
 import os
+import re
 import subprocess
 import sys
 
 # Colab에는 xpucalc가 없으므로 저장소에서 설치합니다. torch·jax·numpy·matplotlib는 런타임 것을 그대로 씁니다(--no-deps).
 # 로컬에서 `pip install -r requirements.txt`를 마쳤다면 아래 try 블록에서 바로 끝납니다.
 # 저장소 대신 다른 곳에서 설치하려면 XPUCALC_SOURCE에 내려받은 저장소 폴더나 wheel 파일의 경로를 넣습니다.
+# 한국어 글꼴(koreanize-matplotlib)은 따로 설치하고, 설치하지 못해도 실습은 계속합니다.
 try:
     import xpucalc
 except ImportError:
     _source = os.environ.get("XPUCALC_SOURCE", "git+__URL__")
-    try:
-        _pip = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", _source,
-                               "koreanize-matplotlib"], capture_output=True, text=True, timeout=600)
-        _failed = _pip.returncode != 0
-        _detail = [_l for _l in (_pip.stderr or _pip.stdout).splitlines() if _l.strip()][-3:]
-    except (OSError, subprocess.TimeoutExpired) as _exc:
-        _failed, _detail = True, [f"{type(_exc).__name__}: {_exc}"]
-    if _failed:
+
+    def _pip_install(*args):
+        \"\"\"Run one `pip install --no-deps`; return (succeeded, non-empty output lines without colour codes).\"\"\"
+        try:
+            _run = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", *args],
+                                  capture_output=True, text=True, timeout=120,
+                                  env={**os.environ, "GIT_TERMINAL_PROMPT": "0"})
+            _ok, _out = _run.returncode == 0, _run.stderr + "\\n" + _run.stdout
+        except (OSError, subprocess.TimeoutExpired) as _exc:
+            _ok, _out = False, f"{type(_exc).__name__}: {_exc}"
+        _lines = (re.sub(r"\\x1b\\[[0-9;?]*[A-Za-z]", "", _l).lstrip(" \\t│╰─>×").rstrip() for _l in _out.splitlines())
+        return _ok, [_l for _l in _lines if _l]
+
+    def _cause(lines):
+        \"\"\"The lines of pip's output that name the cause (git's `fatal:`, DNS, a missing package or path).\"\"\"
+        for _key in ("fatal:", "Could not resolve", "No matching distribution", "does not exist", "ERROR:"):
+            _hits = list(dict.fromkeys(_l for _l in lines if _key in _l))
+            if _hits:
+                return _hits[:2]
+        return lines[-3:]
+
+    _ok, _lines = _pip_install(_source)
+    if not _ok:
         print(f"xpucalc를 설치하지 못했습니다. 설치 위치: {_source}")
-        print("원인: 저장소나 네트워크에 닿지 않았거나 경로가 틀렸습니다. pip가 남긴 마지막 줄:")
-        for _line in _detail:
+        print("원인: 저장소나 네트워크에 닿지 않았거나 경로가 틀렸습니다. pip가 알려 준 원인:")
+        for _line in _cause(_lines):
             print("    " + _line)
         print("할 일:")
         print("  1) 인터넷 연결(Colab이면 런타임 연결 상태)을 확인하고 이 셀을 다시 실행합니다.")
@@ -95,6 +121,9 @@ except ImportError:
         if "IPython" in sys.modules and getattr(sys.modules["IPython"], "get_ipython", lambda: None)():
             raise XpucalcInstallFailed()
         raise SystemExit(1)
+    if importlib.util.find_spec("koreanize_matplotlib") is None and not _pip_install("--retries", "1",
+                                                                                    "koreanize-matplotlib")[0]:
+        print("한국어 글꼴 패키지(koreanize-matplotlib)를 설치하지 못했습니다. 그림의 한글이 네모로 보일 수 있지만 실습은 계속합니다.")
     importlib.invalidate_caches()
     import xpucalc
 print("xpucalc", xpucalc.__version__, "준비 완료")
@@ -120,11 +149,55 @@ def is_answer_cell(cell: object) -> bool:
             and cell.source.lstrip().startswith(ANSWER_TITLE))  # type: ignore[attr-defined]
 
 
-def stash_answers(nb: object) -> int:
-    """Move the outputs of every answer cell of ``nb`` into its metadata; returns how many cells had outputs.
+#: Lines the PyTorch profiler (Kineto) writes to stderr while it runs, e.g.
+#: ``USDT:2026-12-01 10:25:39 29936:29936 SyncActivityProfilerHandler.cpp:52] profiler_start``
+#: or ``STAGE:2026-... ActivityProfilerController.cpp:314] Completed Stage: Warm Up``: they say nothing about the lab.
+PROFILER_NOISE = re.compile(r"\bUSDT\b|^STAGE:\S+ .*\.cpp:\d+\]|ActivityProfilerController\.cpp")
 
-    Cells without outputs keep what they stashed before, so running this twice changes nothing.
+
+def strip_profiler_noise(nb: object) -> int:
+    """Remove profiler noise lines (:data:`PROFILER_NOISE`) from the stream outputs of ``nb``; returns lines removed.
+
+    A line is noise when :data:`PROFILER_NOISE` finds it; a stream output left empty is dropped. Stashed answer
+    outputs (metadata) are cleaned the same way. Running it twice changes nothing.
     """
+    removed = 0
+
+    def clean(outputs: list) -> list:
+        nonlocal removed
+        kept = []
+        for out in outputs:
+            if out.get("output_type") == "stream":
+                text = out.get("text", "")
+                text = "".join(text) if isinstance(text, list) else text
+                lines = text.splitlines(keepends=True)
+                good = [ln for ln in lines if not PROFILER_NOISE.search(ln)]
+                removed += len(lines) - len(good)
+                if not good:
+                    continue
+                if len(good) != len(lines):
+                    out["text"] = "".join(good)
+            kept.append(out)
+        return kept
+
+    for cell in nb.cells:  # type: ignore[attr-defined]
+        if cell.get("cell_type") != "code":
+            continue
+        cell["outputs"] = clean(list(cell.get("outputs", [])))
+        if ANSWER_OUTPUTS_KEY in cell.get("metadata", {}):
+            cell["metadata"][ANSWER_OUTPUTS_KEY] = clean(list(cell["metadata"][ANSWER_OUTPUTS_KEY]))
+    return removed
+
+
+def stash_answers(nb: object) -> int:
+    """After a lab is executed: strip profiler noise, then move the outputs of every answer cell of ``nb`` into
+    its metadata; returns how many cells had outputs moved.
+
+    Every tool that saves an executed lab calls this (``tools/new-lab``, ``tools/device-run``, ``--stash-answers``),
+    so the noise is stripped wherever outputs are stored. Cells without outputs keep what they stashed before,
+    so running this twice changes nothing.
+    """
+    strip_profiler_noise(nb)
     moved = 0
     for cell in nb.cells:  # type: ignore[attr-defined]
         if is_answer_cell(cell) and cell.outputs:

@@ -10,6 +10,7 @@ The plots of measurements (xpucalc.render.bench_plots) are tested in test_bench_
 from __future__ import annotations
 
 import logging
+import sys
 import warnings
 
 import matplotlib
@@ -166,3 +167,67 @@ def test_log_axes_below_one_have_a_minus_glyph(caplog):
     assert "does not have a glyph" not in caplog.text
     assert not [c for c in caught if "Glyph" in str(c.message)]
     plt.close(fig)
+
+
+@pytest.fixture
+def fresh_font_setup(monkeypatch):
+    """setup_korean_font as on first use in a new process; matplotlib's settings restored afterwards."""
+    from xpucalc.render import plot
+
+    monkeypatch.setattr(plot, "_FONT_READY", False)
+    monkeypatch.setattr(plot, "_FONT_WARNED", False)
+    with matplotlib.rc_context():
+        yield plot
+    setup_korean_font()  # the session's other tests expect the normal setup
+
+
+def test_without_koreanize_a_system_korean_font_is_used(fresh_font_setup, monkeypatch):
+    # Colab offline or the accelerator image: the font package is missing, a system Korean font is installed.
+    # The fallback list is narrowed to a family matplotlib knows here (it ships DejaVu Sans; the Korean
+    # families of this machine vary), so the test is about the mechanism, not this machine's fonts.
+    from matplotlib import font_manager
+
+    monkeypatch.setitem(sys.modules, "koreanize_matplotlib", None)   # `import koreanize_matplotlib` fails
+    installed = sorted({f.name for f in font_manager.fontManager.ttflist} - {"DejaVu Sans"})
+    monkeypatch.setattr(fresh_font_setup, "KOREAN_FALLBACK_FAMILIES", ("No Such Korean Font", installed[0]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", fresh_font_setup.KoreanFontWarning)   # no warning when a font is found
+        assert setup_korean_font() == "DejaVu Sans"
+    assert list(matplotlib.rcParams["font.family"]) == ["DejaVu Sans", installed[0]]
+    assert fresh_font_setup.korean_font_family() == installed[0]
+
+
+def test_without_any_korean_font_it_warns_once_and_goes_on(fresh_font_setup, monkeypatch):
+    monkeypatch.setitem(sys.modules, "koreanize_matplotlib", None)
+    monkeypatch.setattr(fresh_font_setup, "KOREAN_FALLBACK_FAMILIES", ("No Such Korean Font",))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert setup_korean_font() == "DejaVu Sans"
+        fresh_font_setup._FONT_READY = False   # a second setup in the same process (e.g. another plot module)
+        setup_korean_font()
+        fig, ax = plt.subplots()
+        ax.set_title("한국어 제목")   # draws (boxes for Hangul), never raises
+        fig.canvas.draw()
+        plt.close(fig)
+    mine = [c for c in caught if issubclass(c.category, fresh_font_setup.KoreanFontWarning)]
+    assert len(mine) == 1, [str(c.message) for c in caught]
+    text = str(mine[0].message)
+    assert "\n" not in text and "한국어 글꼴" in text and "네모" in text
+    assert list(matplotlib.rcParams["font.family"]) == ["DejaVu Sans"]
+    assert matplotlib.rcParams["figure.figsize"] == [COLUMN_WIDTH_IN, 4.2]   # the column sizes are still set
+
+
+def test_a_broken_font_package_is_not_fatal(fresh_font_setup, monkeypatch):
+    # the package is there but fails while importing (a font file removed): fall back as if it were missing
+    real_import = __import__
+
+    def importer(name, *args, **kwargs):
+        if name == "koreanize_matplotlib":
+            raise OSError("font file missing")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.delitem(sys.modules, "koreanize_matplotlib", raising=False)
+    monkeypatch.setattr("builtins.__import__", importer)
+    monkeypatch.setattr(fresh_font_setup, "KOREAN_FALLBACK_FAMILIES", ("No Such Korean Font",))
+    with pytest.warns(fresh_font_setup.KoreanFontWarning):
+        assert setup_korean_font() == "DejaVu Sans"

@@ -1,7 +1,8 @@
-"""Plot helpers with Korean labels that render (NanumGothic from the koreanize-matplotlib wheel)."""
+"""Plot helpers with Korean labels that render (NanumGothic from the koreanize-matplotlib wheel, else a system font)."""
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
@@ -12,6 +13,38 @@ from ..units import TFLOPS, fmt_num
 from ..core.workload import Workload
 
 _FONT_READY = False
+_FONT_WARNED = False
+
+#: Korean-capable families tried, in order, when the koreanize-matplotlib package is not installed
+#: (Debian/Ubuntu fonts-nanum and fonts-noto-cjk; the CJK JP face of Noto carries the Hangul glyphs too).
+KOREAN_FALLBACK_FAMILIES = ("NanumGothic", "NanumBarunGothic", "Noto Sans CJK KR", "Noto Sans KR", "Noto Sans CJK JP",
+                            "Source Han Sans KR", "UnDotum", "Malgun Gothic", "Apple SD Gothic Neo", "AppleGothic")
+#: The one line shown when no Korean font is found (a warning, never an error).
+NO_KOREAN_FONT = ("한국어 글꼴을 찾지 못했습니다(koreanize-matplotlib도, NanumGothic·Noto Sans CJK 같은 시스템 글꼴도 "
+                  "없습니다). 그림의 한글이 네모로 보일 수 있습니다.")
+
+
+class KoreanFontWarning(UserWarning):
+    """No Korean-capable font: Hangul in figures may be drawn as boxes."""
+
+
+def korean_font_family() -> str | None:
+    """The family that draws Hangul here: NanumGothic from koreanize-matplotlib, else the first installed family
+    of ``KOREAN_FALLBACK_FAMILIES`` (matplotlib's font manager), else None. Never raises."""
+    try:
+        import koreanize_matplotlib  # noqa: F401  (registers NanumGothic with the font manager)
+
+        return "NanumGothic"
+    except Exception:  # noqa: BLE001 - not installed (ImportError) or broken: fall back, never fail a plot
+        pass
+    try:
+        from matplotlib import font_manager
+
+        installed = {f.name for f in font_manager.fontManager.ttflist}
+    except Exception:  # noqa: BLE001
+        return None
+    return next((name for name in KOREAN_FALLBACK_FAMILIES if name in installed), None)
+
 
 # The site's content column shows a figure at about 690 px; at matplotlib's 100 dpi a figure
 # up to this wide is shown at (nearly) its natural size, so its text keeps the size it was drawn at.
@@ -34,25 +67,28 @@ READABLE_RC = {
 
 
 def setup_korean_font() -> str:
-    """Make matplotlib draw Hangul: registers NanumGothic (shipped by koreanize-matplotlib).
+    """Make matplotlib draw Hangul: NanumGothic (shipped by koreanize-matplotlib) or a system Korean font.
 
-    Text is drawn with DejaVu Sans first and falls back to NanumGothic for Hangul.
-    That order matters: NanumGothic has no minus sign (U+2212), and the tick labels
-    of log axes (``10^{-1}``) are typeset in the first font of the family.
+    Text is drawn with DejaVu Sans first and falls back to the Korean family for Hangul
+    (:func:`korean_font_family`). That order matters: NanumGothic has no minus sign (U+2212), and the tick
+    labels of log axes (``10^{-1}``) are typeset in the first font of the family. Without any Korean font it
+    warns once (:class:`KoreanFontWarning`, one Korean line) and goes on with DejaVu Sans; it never raises.
     It also sets figure and font sizes for the site's content column (``READABLE_RC``):
     a default figure 6.8 in wide at 100 dpi and text no smaller than 10 pt.
     Returns the first family name. Safe to call many times.
     """
-    global _FONT_READY
+    global _FONT_READY, _FONT_WARNED
     import matplotlib
 
     if not _FONT_READY:
-        import koreanize_matplotlib  # noqa: F401  (registers NanumGothic and selects it)
-
-        matplotlib.rcParams["font.family"] = ["DejaVu Sans", "NanumGothic"]
+        family = korean_font_family()
+        matplotlib.rcParams["font.family"] = ["DejaVu Sans"] + ([family] if family else [])
         matplotlib.rcParams["axes.unicode_minus"] = False
         matplotlib.rcParams.update(READABLE_RC)  # sized for the content column (see COLUMN_WIDTH_IN)
         _FONT_READY = True
+        if family is None and not _FONT_WARNED:
+            _FONT_WARNED = True
+            warnings.warn(NO_KOREAN_FONT, KoreanFontWarning, stacklevel=2)
     return str(matplotlib.rcParams["font.family"][0])
 
 
