@@ -72,6 +72,16 @@ def test_lower_power_is_not_less_energy():
     assert 1 - ga / na == pytest.approx(0.20)
 
 
+# --- measurements (§11.4), reading 3: "first call and steady state differ in order of magnitude" ---------------
+def test_first_call_ratios_span_two_orders_not_always_thousands():
+    ratios = sorted(r.first_call_s / r.device_s for r in reference.load())
+    a100_fp32_1 = reference.get("a100-sxm4-40gb", "eager", "fp32", 1)  # smallest ratio, by hand from the CSV
+    assert ratios[0] == pytest.approx(a100_fp32_1.first_call_s / a100_fp32_1.device_s)
+    assert len(ratios) == 16 and round(ratios[0]) == 192 and round(ratios[-1]) == 30019
+    assert sum(x < 1000 for x in ratios) == 5       # the source's "수천 배 이상" fails for five conditions
+    assert math.floor(math.log10(ratios[0])) == 2   # the page's verdict: at least two orders of magnitude apart
+
+
 # --- measurements (§11.4), reading 5: the error ranges ------------------------------------------------------
 def test_error_ranges_by_precision():
     runs = reference.load()
