@@ -115,3 +115,18 @@ def test_fp8_precisions_are_in_the_list_and_read_the_fp8_peak():
     t = target.Target("torch", "cuda", "cuda:0")
     assert matmul.unsupported_reason(t, "fp8-fast", (8, 0)) and not matmul.unsupported_reason(t, "fp8-fast", (9, 0))
     assert not bench.gemm(8, 8, 8, "fp8-fast", "cpu").ok
+
+
+def test_max_call_s_shrinks_a_slow_multiply_and_says_so():
+    """A multiply that would take longer than max_call_s is measured at a smaller shape, with a note."""
+    g = matmul.gemm(1024, 512, 256, "fp32", "cpu", target_s=0.01, warmup_s=0.0, max_call_s=1e-9)
+    assert g.ok and (g.m, g.k, g.n) == (64, 64, 64)          # shrunk alike, floored at 64
+    assert any("1024×512×256 대신 64×64×64" in note for note in g.notes)
+    assert g.flops == 2 * 64 * 64 * 64                       # the rate is of the shape measured
+
+
+def test_max_call_s_leaves_a_fast_multiply_alone():
+    g = matmul.gemm(128, 128, 128, "fp32", "cpu", target_s=0.01, warmup_s=0.0, max_call_s=60.0)
+    assert (g.m, g.k, g.n) == (128, 128, 128) and not g.notes
+    with pytest.raises(ValueError, match="max_call_s"):
+        matmul.gemm(128, 128, 128, "fp32", "cpu", max_call_s=0.0)

@@ -21,16 +21,17 @@ from __future__ import annotations
 
 import contextlib
 import math
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from .. import evidence
-from .._check import positive_int
+from .._check import positive, positive_int
 from .environment import Environment
 from .results import OK, UNSUPPORTED
 from .settings import fp32_matmul_precision
-from .target import TARGET_TIMED_S, Target, calibrate, cpu_threads, environment_of, resolve, time_kernel
+from .target import TARGET_TIMED_S, Target, calibrate, cpu_threads, environment_of, resolve, time_kernel, wait_for
 from .timing import Timing, check_count, summarize
 
 PRECISIONS: tuple[str, ...] = ("fp32", "tf32", "bf16", "fp16", "fp8", "fp8-fast")
@@ -214,7 +215,7 @@ def _check_rows(a: Any, b: Any, c: Any, to_numpy: Any) -> float:
 
 def gemm(m: int, k: int, n: int, precision: str = "fp32", device: str = "auto", *, threads: int | None = None,
          reps: int | None = None, inner: int | None = None, seed: int = 0, warmup_s: float = 0.2,
-         target_s: float = TARGET_TIMED_S) -> GemmResult:
+         target_s: float = TARGET_TIMED_S, max_call_s: float | None = None) -> GemmResult:
     """Time C = A B: FLOP/s at ``precision`` on ``device``.
 
     Args:
@@ -228,6 +229,9 @@ def gemm(m: int, k: int, n: int, precision: str = "fp32", device: str = "auto", 
         seed: input seed.
         warmup_s: warm-up time, seconds (cuBLAS heuristics, oneDNN kernels, clocks).
         target_s: timed seconds to aim for when ``reps`` is None.
+        max_call_s: if set, seconds one multiply may take: a multiply 1/8 the size in each dimension is timed
+            first, and when the full one would take longer (an emulated FP16 on a CPU takes about a minute at
+            2048), the shape is shrunk to fit and a note says so; the result carries the shape measured.
 
     Returns:
         a ``GemmResult`` with ``.flops_per_s`` (median) and ``.best_flops_per_s`` (fastest call).
@@ -238,6 +242,8 @@ def gemm(m: int, k: int, n: int, precision: str = "fp32", device: str = "auto", 
         check_count(reps, "reps", 1)
     if inner is not None:
         check_count(inner, "inner", 1)
+    if max_call_s is not None:
+        positive(max_call_s, "max_call_s")
     target = resolve(device)
     env = environment_of(target)
     cc = env.compute_capability if env is not None else None
@@ -250,6 +256,12 @@ def gemm(m: int, k: int, n: int, precision: str = "fp32", device: str = "auto", 
         notes += (FP8_NOTES[prec],)
     try:
         with cpu_threads(target, threads) as used:
+            if max_call_s is not None:
+                shape = _fit_call_time(mm, kk, nn, prec, target, seed, max_call_s)
+                if shape[:3] != (mm, kk, nn):
+                    notes += (f"한 번에 약 {shape[3]:,.1f} s가 걸릴 것으로 보여 {mm}×{kk}×{nn} 대신 "
+                              f"{shape[0]}×{shape[1]}×{shape[2]}로 쟀습니다(한 번 {max_call_s:g} s 이내).",)
+                    mm, kk, nn = shape[:3]
             if target.framework == "jax":
                 a, b, call, to_np = _jax_operands(mm, kk, nn, prec, target, seed)
                 mode: Any = contextlib.nullcontext()
@@ -270,6 +282,28 @@ def gemm(m: int, k: int, n: int, precision: str = "fp32", device: str = "auto", 
                           device=target.device, framework=target.framework, environment=env)
     return GemmResult(mm, kk, nn, prec, OK, "", summarize(samples, warn=False), used, target.device,
                       target.framework, err, TOLERANCE[prec], env, notes)
+
+
+def _fit_call_time(m: int, k: int, n: int, precision: str, target: Target, seed: int,
+                   max_call_s: float) -> tuple[int, int, int, float]:
+    """(m, k, n, estimated seconds of one full multiply), each dimension shrunk alike (to multiples of 64, at
+    least 64) when the estimate from one multiply 1/8 the size exceeds ``max_call_s`` seconds."""
+    pm, pk, pn = max(1, m // 8), max(1, k // 8), max(1, n // 8)
+    if target.framework == "jax":
+        _, _, call, _ = _jax_operands(pm, pk, pn, precision, target, seed)
+    else:
+        import torch
+
+        _, _, call = _torch_operands(torch, pm, pk, pn, precision, target.device, seed)
+    wait = wait_for(target)
+    wait(call())  # first call: library start-up, not the multiply
+    t0 = time.perf_counter()
+    wait(call())
+    estimate = (time.perf_counter() - t0) * (m * k * n) / (pm * pk * pn)
+    if estimate <= max_call_s:
+        return m, k, n, estimate
+    f = (max_call_s / estimate) ** (1 / 3)
+    return (*(max(64, int(d * f) // 64 * 64) if d > 64 else d for d in (m, k, n)), estimate)
 
 
 def _jax_operands(m: int, k: int, n: int, precision: str, target: Target, seed: int) -> tuple[Any, ...]:
