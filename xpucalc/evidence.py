@@ -4,6 +4,8 @@ The Korean label is what readers see; the constant names are for code.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 DOCUMENTED = "문서 확인"          #: read in a vendor or official document
 COMPUTED = "분석 계산"            #: computed from documented values
 CPU_CHECKED = "CPU 동작 확인"     #: ran on a CPU to check behaviour only (no accelerator timing)
@@ -38,3 +40,24 @@ def check(label: str) -> str:
     if label not in LABELS:
         raise ValueError(f"evidence label {label!r} is not in the vocabulary; use one of {', '.join(LABELS)}")
     return label
+
+
+#: The labels from strongest to weakest: what a caption, title or table header over several figures carries is
+#: the weakest label among them (:func:`weakest`). A run of this course on the named device comes first; a figure
+#: read in a document next; then what was computed from such figures, what a simulator or a CPU rehearsal
+#: produced, and last the labels that mean no number was checked at all.
+ORDER: tuple[str, ...] = (
+    MEASURED, DOCUMENTED, COMPUTED, SIMULATED, CPU_CHECKED, NOT_VERIFIED, NOT_MEASURED, NOT_PUBLISHED,
+)
+
+
+def weakest(labels: Iterable[str]) -> str:
+    """The weakest of ``labels`` in :data:`ORDER`: the label a caption over all of them may carry.
+
+    Raises ValueError for an empty collection (a caption with no figure has no label to take) or for a label
+    that is not in the vocabulary.
+    """
+    found = [check(label) for label in labels]
+    if not found:
+        raise ValueError("weakest() needs at least one label: the figures a caption shows")
+    return max(found, key=ORDER.index)

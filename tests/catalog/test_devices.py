@@ -268,7 +268,8 @@ def test_runtime_reported_memory(key, mib, source):
     rt = devices.runtime_memory(key)
     assert rt.value == mib * 2**20 and rt.unit == "B"
     assert rt.source == source and rt.source in devices.CATALOG.sources()
-    assert rt.checked == "2026-12-01" and rt.evidence == evidence.MEASURED
+    # another user's nvidia-smi output is a documented figure naming its report, never this course's 실측
+    assert rt.checked == "2026-12-01" and rt.evidence == evidence.DOCUMENTED
     # second reading of the same number: the printed string
     assert int(rt.as_published.replace(" MiB", "").replace(",", "")) == mib
 
@@ -283,6 +284,9 @@ def test_runtime_reports_are_below_the_capacity():
         cap = devices.figure(key, "memory").value
         assert 0.9 * cap < rt.value <= cap, key  # drivers keep up to a few percent; never more than the capacity
     assert seen >= 4
+    # only the course's own run of the Week 5 device is 실측
+    assert [k for k in devices.keys() if (devices.runtime_memory(k) or devices.figure(k, "memory")).evidence
+            == evidence.MEASURED] == ["a100-sxm4-40gb"]
     assert devices.runtime_memory("mi300x") is None  # no public source found: nothing stored
 
 

@@ -22,6 +22,12 @@ UNITS = {"B", "B/s", "W", "FLOP/s", "OP/s", "count", "s"}
 SCOPES = ("chip", "board", "platform", "pod")
 SEE = "(CONTRIBUTING.md §6. 카탈로그에 장치나 모델 추가하기 참고)"
 
+#: Sources that are runs of this course (design §3.7): the only sources a `실측` figure may name. A run someone
+#: else reported (an nvidia-smi output in a GitHub issue, a benchmark table in a thread) is `문서 확인`, naming
+#: that report as its source.
+COURSE_RUNS = {"week05-s11.3"}
+SOFTWARE = re.compile(r"(PyTorch|JAX|torch|jax|CUDA|libtpu)\S*\s+\d+\.\d+")
+
 
 def data_files():
     return {f.name: json.loads(f.read_text(encoding="utf-8")) for f in sorted(DATA.glob("*.json"))}
@@ -64,6 +70,12 @@ def problems(f: Figure, sources: dict) -> list[str]:
         out.append(f"checked {f.checked!r}는 YYYY-MM-DD 날짜가 아닙니다")
     if f.evidence not in evidence.LABELS:
         out.append(f"evidence {f.evidence!r}는 근거 표시 어휘에 없습니다: {', '.join(evidence.LABELS)} 가운데 하나를 쓰세요")
+    if f.evidence == evidence.MEASURED:
+        if f.source not in COURSE_RUNS:
+            out.append(f"'실측'은 이 과정이 직접 돌린 실행({', '.join(sorted(COURSE_RUNS))})에만 씁니다. 다른 사람이 공개한 "
+                       f"출력({f.source!r})은 그 보고를 source로 밝힌 '문서 확인'입니다")
+        if not re.search(r"20\d\d-\d\d-\d\d", f.conditions) or not SOFTWARE.search(f.conditions):
+            out.append("'실측'의 conditions에는 장치와 함께 소프트웨어 버전(PyTorch 2.11.0 등)과 날짜(YYYY-MM-DD)를 적습니다")
     if f.value is None and f.evidence not in evidence.EMPTY_LABELS:
         out.append(f"값이 비어 있으면 evidence는 {', '.join(evidence.EMPTY_LABELS)} 가운데 하나여야 합니다")
     if f.value is not None and not f.value > 0:

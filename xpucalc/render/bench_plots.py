@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import evidence
 from ..bench.conditions import PATH_LABELS
 from ..bench.reference import BOUNDARIES, ReferenceRun, check_boundary, floor_gaps
 from ..core.device import Device
@@ -252,8 +253,10 @@ def floor_plot(runs: Sequence[ReferenceRun] | None = None, precision: str = "bf1
     width = 0.38
     measured = [fg.run.device_s / US for fg in gaps]
     floors = [fg.floor_s / US for fg in gaps]
-    b1 = ax.bar(x - width / 2, measured, width, color="#4C72B0", label="잰 값: 호출 1회 중앙값 (실측)")
-    b2 = ax.bar(x + width / 2, floors, width, color="#55A868", label="루프라인 하한 (분석 계산)")
+    # legend labels: the weakest label of the bars each series draws
+    b1 = ax.bar(x - width / 2, measured, width, color="#4C72B0",
+                label=f"잰 값: 호출 1회 중앙값 ({evidence.weakest(fg.run.evidence for fg in gaps)})")
+    b2 = ax.bar(x + width / 2, floors, width, color="#55A868", label=f"루프라인 하한 ({evidence.COMPUTED})")
     ax.bar_label(b1, labels=[f"{fg.gap:,.0f}배" for fg in gaps], fontsize=9, padding=1)
     ax.bar_label(b2, labels=[f"{v:.2f}" for v in floors], fontsize=9, padding=1)
     ax.set_yscale("log")

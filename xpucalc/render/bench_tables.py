@@ -276,8 +276,9 @@ def floor_table(runs: Sequence[ReferenceRun] | None = None, caption: str = "") -
         share = fg.bandwidth_share
         t.add(*head, f"{fg.floor_s / US:,.2f}", f"{fg.gap:,.0f}", "메모리" if fg.bound == "memory" else "연산",
               "—" if share is None else f"{share:.1%}", f"{r.evidence} / {evidence.COMPUTED}")
+    measured_ev = evidence.weakest(fg.run.evidence for fg in floor_gaps(runs))
     t.notes = ["하한 = max(F / 최대 연산 성능, Q_min / 메모리 대역폭), 카탈로그의 해당 정밀도 밀집(dense) 최대 성능과 "
-               "대역폭으로 계산(분석 계산). 잰 값은 원자료의 장치 상주 중앙값(호출 1회, 실측).",
+               f"대역폭으로 계산({evidence.COMPUTED}). 잰 값은 원자료의 장치 상주 중앙값(호출 1회, {measured_ev}).",
                "TPU v5e는 카탈로그에 FP32 최대 성능이 없어 FP32 행의 하한을 계산하지 않습니다."]
     return t
 

@@ -1,0 +1,36 @@
+"""Evidence labels for captions, titles and table headers: the weakest label of the figures they show.
+
+A caption is written with a glued label, ``(...{glue:text}`hw_paths_ev`)``, never a typed one.
+:func:`glue_label` glues two values under one name: ``name`` is the label the caption shows
+(``xpucalc.evidence.weakest`` of the labels) and ``name + "_of"`` the labels of the figures actually drawn,
+so that ``tests/book/test_labels.py`` can check every glued caption label against what was plotted.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from .. import evidence
+
+#: The suffix of the glued list of drawn figures' labels beside each glued caption label.
+OF = "_of"
+
+
+def caption_label(labels: Iterable[str]) -> str:
+    """The label a caption over figures with ``labels`` carries: the weakest of them."""
+    return evidence.weakest(labels)
+
+
+def glue_label(name: str, labels: Iterable[str]) -> str:
+    """Glue the caption label of figures with ``labels`` as ``name`` and the labels as ``name + "_of"``; return it.
+
+    ``labels`` are the evidence labels of the figures the caption or title shows (a catalog figure's
+    ``.evidence``, a run's ``.evidence``, ``evidence.COMPUTED`` for a value the page computes). Needs myst-nb,
+    as the chapters do; the label itself is :func:`caption_label`.
+    """
+    from myst_nb import glue
+
+    drawn = [evidence.check(label) for label in labels]
+    label = caption_label(drawn)
+    glue(name + OF, drawn, display=False)
+    glue(name, label, display=False)
+    return label
