@@ -157,8 +157,8 @@ def run_grid(framework: str, *, paths: Sequence[str] = PATHS, precisions: Sequen
         paths, precisions: the grid's paths and precisions, in this order.
         ms: the batch sizes M (whole numbers >= 1); k, n: W [k, n].
         warm_up_compiler: before the first compiled condition, compile the layer once at a throwaway shape
-            (:func:`~xpucalc.bench.grid.warm_compiler`) so that no condition carries the compiler's one-time start-up; its time
-            is in each compiled result's notes (and ``compiler_setup_s``).
+            (``xpucalc.bench.grid.warm_compiler``) so that no condition carries the compiler's one-time start-up;
+            its time is in each compiled result's notes (and ``compiler_setup_s``).
         runner_kwargs: go to the runner (``device=``/``platform=``, ``warmup=``, ``reps=``, ``threads=``, ...).
 
     Order: path, then precision, then M -- the source's table order. One-time process
