@@ -89,7 +89,7 @@ except ImportError:
             _ok, _out = _run.returncode == 0, _run.stderr + "\\n" + _run.stdout
         except (OSError, subprocess.TimeoutExpired) as _exc:
             _ok, _out = False, f"{type(_exc).__name__}: {_exc}"
-        _lines = (re.sub(r"\\x1b\\[[0-9;?]*[A-Za-z]", "", _l).lstrip(" \\t│╰─>×").rstrip() for _l in _out.splitlines())
+        _lines = (re.sub(r"\\x1b[[][0-9;?]*[A-Za-z]", "", _l).lstrip(" \\t│╰─>×").rstrip() for _l in _out.splitlines())
         return _ok, [_l for _l in _lines if _l]
 
     def _cause(lines):

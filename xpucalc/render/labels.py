@@ -1,6 +1,6 @@
 """Evidence labels for captions, titles and table headers: the weakest label of the figures they show.
 
-A caption is written with a glued label, ``(...{glue:text}`hw_paths_ev`)``, never a typed one.
+A caption carries its label as a glued value (a ``glue:text`` role naming it), never as typed text.
 :func:`glue_label` glues two values under one name: ``name`` is the label the caption shows
 (``xpucalc.evidence.weakest`` of the labels) and ``name + "_of"`` the labels of the figures actually drawn,
 so that ``tests/book/test_labels.py`` can check every glued caption label against what was plotted.
