@@ -82,6 +82,17 @@ def test_first_call_ratios_span_two_orders_not_always_thousands():
     assert math.floor(math.log10(ratios[0])) == 2   # the page's verdict: at least two orders of magnitude apart
 
 
+# --- measurements §3: the only floor no cache can lower is the compute term ------------------------------------
+def test_bf16_m128_compute_term_is_below_the_memory_term():
+    a100 = devices.get("a100-sxm4-40gb", "bf16")                 # 312 TFLOP/s dense BF16, 1,555 GB/s
+    flops = 2 * 128 * 1024 * 1024                                 # 268,435,456 FLOP
+    q_min = 2 * (128 * 1024 + 1024 * 1024 + 1024 + 128 * 1024)    # X, W, b, Y in BF16: 2,623,488 B
+    assert flops / a100.peak_flops == pytest.approx(0.8604e-6, rel=1e-3)
+    assert q_min / a100.bandwidth == pytest.approx(1.6871e-6, rel=1e-3)
+    assert flops / a100.peak_flops < q_min / a100.bandwidth      # the memory term sets the roofline floor ...
+    assert reference.floor_gap(reference.get("a100-sxm4-40gb", "eager", "bf16", 128)).bound == "memory"
+
+
 # --- measurements (§11.4), reading 5: the error ranges ------------------------------------------------------
 def test_error_ranges_by_precision():
     runs = reference.load()
