@@ -40,3 +40,23 @@ def test_a_value_that_is_not_a_number_is_named():
         positive_int("3", "n")
     with pytest.raises(ValueError, match=r"^n is infinite"):
         positive_int(math.inf, "n")
+
+
+def test_check_bool_refuses_a_string_and_says_how_to_write_it():
+    from xpucalc._check import check_bool
+    assert check_bool(False, "flag") is False
+    with pytest.raises(ValueError, match=r"^flag must be True or False, got 'False' \(str\); write flag=False"):
+        check_bool("False", "flag")
+    with pytest.raises(ValueError, match=r"^flag must be True or False, got 1 \(int\)$"):
+        check_bool(1, "flag")
+
+
+def test_device_figure_names_the_unit_the_reader_probably_meant():
+    from xpucalc._check import device_figure
+    assert device_figure(80e9, "memory", "bytes") == 80e9
+    with pytest.raises(ValueError, match=r"^memory=80 looks like GB; xpucalc works in bytes: pass 80e9"):
+        device_figure(80, "memory", "bytes")
+    with pytest.raises(ValueError, match=r"^bandwidth=3350 looks like GB/s; .* pass 3350e9"):
+        device_figure(3350, "bandwidth", "bytes/s")
+    with pytest.raises(ValueError, match=r"^peak_flops=989 looks like TFLOP/s; .* pass 989e12"):
+        device_figure(989, "peak_flops", "FLOP/s")

@@ -60,3 +60,16 @@ def test_vocabulary():
     assert check_choice("a", "x", ("a", "b")) == "a"
     with pytest.raises(ValueError, match=r"^x must be one of 'a', 'b', got 'c'"):
         check_choice("c", "x", ("a", "b"))
+
+
+def test_options_refuse_nan_negative_zero_and_string_values():
+    import math
+
+    import pytest
+    from xpucalc.bench.conditions import Options
+    for kw, name in ((dict(warmup_s=math.nan), "warmup_s"), (dict(warmup_s=-1), "warmup_s"),
+                     (dict(tolerance=math.nan), "tolerance"), (dict(tolerance=-1), "tolerance"),
+                     (dict(rounds=0), "rounds"), (dict(rounds=-1), "rounds"), (dict(batch=0), "batch"),
+                     (dict(seed=1.5), "seed"), (dict(seed=-1), "seed"), (dict(cold_compile="False"), "cold_compile")):
+        with pytest.raises(ValueError, match=rf"^{name} "):
+            Options(**kw)

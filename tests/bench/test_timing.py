@@ -607,3 +607,17 @@ def test_last_output_keeps_the_latest():
     g = timing.LastOutput(lambda: next(k))
     timing.time_calls(g, 2, 3)
     assert g.value == 4 and g.calls == 5
+
+
+def test_nan_or_negative_timing_options_are_refused():
+    import math
+
+    import pytest
+    from xpucalc.bench import timing
+    for bad in (math.nan, -1):
+        with pytest.raises(ValueError, match=r"^warmup_s "):
+            timing.interleaved({"a": lambda: None}, 0, 2, 1, warmup_s=bad)
+        with pytest.raises(ValueError, match=r"^budget_s "):
+            timing.calls_to_fill(0.01, bad)
+    with pytest.raises(ValueError, match=r"^warn must be True or False"):
+        timing.summarize([1.0], warn="False")

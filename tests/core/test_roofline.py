@@ -227,3 +227,23 @@ def test_crossover_is_where_roofs_meet(p1, b1, p2, b2):
     if abs(p1 - p2) > 1e-6 * max(p1, p2) and abs(b1 - b2) > 1e-6 * max(b1, b2):
         assert xc.attainable(below, hi_bw) > xc.attainable(below, hi_p)
         assert xc.attainable(above, hi_p) > xc.attainable(above, hi_bw)
+
+
+def test_a_sparse_peak_is_refused_by_every_roof_as_by_roofline():
+    import pytest
+    import xpucalc as xc
+    s = xc.Device("S", 2e15, 3e12, sparse=True)
+    d = xc.Device("D", 1e15, 4e12)
+    for call in (lambda: xc.attainable(100, s), lambda: xc.ridge_point(s), lambda: xc.crossover(s, d)):
+        with pytest.raises(ValueError, match=r"sparse \(2:4\) peak_flops.*\.dense\(\)"):
+            call()
+    assert xc.ridge_point(s.dense()) == pytest.approx(1e15 / 3e12)
+
+
+def test_sparse_given_as_a_string_is_refused():
+    import pytest
+    import xpucalc as xc
+    with pytest.raises(ValueError, match=r"^sparse must be True or False, got 'False'"):
+        xc.Workload("w", 1e9, 1e6, sparse="False")
+    with pytest.raises(ValueError, match=r"^sparse must be True or False, got 'True'"):
+        xc.Device("d", 1e12, 1e9, sparse="True")

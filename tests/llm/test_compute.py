@@ -152,3 +152,10 @@ def test_mfu_refuses_impossible_inputs_by_name():
         llm.mfu(1e9, 1e4, 1, 0)
     with pytest.raises(ValueError, match=r"^tokens_per_s must be > 0"):
         llm.mfu(1e9, -1, 1, 300e12)
+
+
+def test_training_given_as_a_string_is_refused():
+    import pytest
+    from xpucalc import llm
+    with pytest.raises(ValueError, match=r"^training must be True or False, got 'False'"):
+        llm.attention_flops_per_token(32, 4096, 2048, training="False")

@@ -279,3 +279,14 @@ def test_bad_input_names_the_argument(name, call):
     # the argument's name as a whole word, so that a message naming another argument does not pass
     with pytest.raises(ValueError, match=rf"\b{re.escape(name)}\b"):
         call()
+
+
+def test_string_flags_and_a_memory_in_gb_are_refused():
+    import pytest
+    from xpucalc.llm import footprint
+    with pytest.raises(ValueError, match=r"^recompute must be True or False, got 'False'"):
+        footprint.activation_bytes(32, 4096, 32, 2048, recompute="False")
+    with pytest.raises(ValueError, match=r"^flash_attention must be True or False"):
+        footprint.activation_bytes(32, 4096, 32, 2048, flash_attention="no")
+    with pytest.raises(ValueError, match=r"^device_memory=80 looks like GB; .*pass 80e9"):
+        footprint.devices_needed(140e9, 80)

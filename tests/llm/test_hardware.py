@@ -214,3 +214,22 @@ def test_resolve_catalog_entries_without_memory_on_a_fake_catalog(monkeypatch):
     with pytest.raises(MissingFigureError, match=r"^bandwidth: the catalog has no memory bandwidth for y; ") as e:
         hardware.resolve("y", memory=1e9)
     assert e.value.argument == "bandwidth"
+
+
+def test_unknown_precision_and_figures_in_gb_are_refused():
+    import pytest
+    from xpucalc import Device
+    from xpucalc.llm import hardware
+    for bad in ("fp4", "bf8"):
+        with pytest.raises(ValueError, match=rf"^precision '{bad}' is not a precision of the catalog .*peak_flops="):
+            hardware.resolve("h100-sxm", bad)
+    with pytest.raises(ValueError, match=r"names are lower case: precision='fp8'"):
+        hardware.resolve("h100-sxm", "FP8")
+    with pytest.raises(ValueError, match=r"^memory=80 looks like GB; .*pass 80e9"):
+        hardware.resolve("h100-sxm", memory=80)
+    with pytest.raises(ValueError, match=r"^bandwidth=3350 looks like GB/s"):
+        hardware.resolve(None, memory=80e9, bandwidth=3350)
+    with pytest.raises(ValueError, match=r"^peak_flops=989 looks like TFLOP/s"):
+        hardware.resolve("h100-sxm", peak_flops=989)
+    with pytest.raises(ValueError, match=r"^memory=80.0 looks like GB"):
+        hardware.resolve(Device("mine", 1e15, 3e12, memory=80))

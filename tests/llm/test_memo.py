@@ -238,3 +238,12 @@ def test_batch_too_big_names_the_largest_batch_that_fits():
     r = memo(model="llama-3-8b", gpu="h100-sxm", seq_len=32768, batch=20)
     assert r.serving.max_batch == 14
     assert any("배치 14까지 들어갑니다" in s for s in r.suggestions)
+
+
+def test_the_nvlink_choice_reaches_the_estimate():
+    with_nv = memo(model="llama-3-70b", gpu="h100-sxm", n_gpus=4, nvlink=True, tp=4)
+    without = memo(model="llama-3-70b", gpu="h100-sxm", n_gpus=4, nvlink=False, tp=4)
+    assert with_nv.error is None and without.error is None
+    assert without.serving.decode.allreduce_s > with_nv.serving.decode.allreduce_s   # PCIe is slower than NVLink
+    r = memo(model="llama-3-8b", gpu="rtx-4090", n_gpus=2, nvlink=True)
+    assert r.error is not None and r.error.argument == "nvlink" and "nvlink=False" in r.error.message

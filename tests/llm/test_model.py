@@ -253,3 +253,17 @@ def test_valid_tp_by_hand(heads, kv, expected):
     m = llm.Model(name="t", vocab_size=10, hidden_size=12, intermediate_size=4, num_layers=1, num_heads=heads,
                   num_kv_heads=kv, head_dim=2)
     assert m.valid_tp() == expected
+
+
+def test_config_zero_counts_and_string_flags_are_refused_not_defaulted():
+    import pytest
+    from xpucalc.llm import Model, models
+    cfg = models.config("llama-3-8b")
+    for key in ("num_key_value_heads", "head_dim", "num_local_experts"):
+        with pytest.raises(ValueError, match=rf"^config\['{key}'\] must be a whole number >= 1 .*got 0"):
+            Model.from_hf_config({**cfg, key: 0})
+    assert Model.from_hf_config({**cfg, "head_dim": None}).head_dim == 128     # null still means "absent"
+    with pytest.raises(ValueError, match=r"^tie_word_embeddings must be True or False, got 'false'"):
+        Model.from_hf_config({**cfg, "tie_word_embeddings": "false"})
+    with pytest.raises(ValueError, match=r"^training must be True or False"):
+        models.get("llama-3-8b").flops_per_token(4096, training="True")

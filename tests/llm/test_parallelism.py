@@ -539,3 +539,12 @@ def test_suggest_serving_vocabulary_and_tp_divides_heads():
     s = suggested(300e9, 80e9, 8, 2, True, False, n_gpus=12, goal="serving")
     assert s.tp * s.pp * s.dp <= 12  # 12 GPUs are never counted as 2 x 8
     assert "FSDP" not in suggested(140e9, 48e9, 4, 1, False, False, goal="serving").strategy
+
+
+def test_suggest_refuses_a_gpu_memory_in_gb_and_a_string_flag():
+    import pytest
+    from xpucalc.llm import parallelism
+    with pytest.raises(ValueError, match=r"^gpu_memory_bytes=80 looks like GB; .*pass 80e9"):
+        parallelism.suggest(140e9, 80, 8, 1, True, False)
+    with pytest.raises(ValueError, match=r"^has_nvlink must be True or False, got 'False' \(str\); write has_nvlink=False"):
+        parallelism.suggest(140e9, 80e9, 8, 1, "False", False)

@@ -494,3 +494,15 @@ def test_layouts_of_16_for_405b():
     out = llm.layouts(models.get("llama-3.1-405b"), "h100-sxm", 16)
     assert [(r.tp, r.pp) for r in out][0] == (8, 2)
     assert all(r.fits and r.n_devices == 16 for r in out)
+
+
+def test_unknown_precision_is_refused_and_a_missing_one_is_noted():
+    import pytest
+    from xpucalc import llm
+    m = llm.models.get("llama-3-8b")
+    with pytest.raises(ValueError, match=r"^precision 'fp4' is not a precision of the catalog"):
+        llm.serve(m, "h100-sxm", precision="fp4")
+    r = llm.serve(m, "a100-80gb", precision="fp8")
+    assert any("no published dense 'fp8'" in n or "no published dense fp8" in n for n in r.notes)
+    with pytest.raises(ValueError, match=r"^link_bandwidth=900 looks like GB/s"):
+        llm.serve(m, "h100-sxm", tp=2, link_bandwidth=900)

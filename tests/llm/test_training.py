@@ -137,3 +137,10 @@ def test_run_mfu_defaults_to_the_attention_term():
     # Llama 2 70B with attention, worked in tests/render/test_llm_tables.py: 8.59932e23 / 1.93226e24 = 0.44504
     r = training.run("llama-2-70b")
     assert training.run_mfu(r) == pytest.approx(0.445039, abs=1e-6)
+
+
+def test_attention_given_as_a_string_is_refused():
+    import pytest
+    from xpucalc.llm import models, training
+    with pytest.raises(ValueError, match=r"^attention must be True or False, got 'False'"):
+        training.implied_mfu(models.get("llama-3-8b"), 1e12, 4096, 1e6, 1e15, "False")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .._check import positive, positive_int
+from .._check import check_bool, non_negative, positive, positive_int, whole
 from ..core.workload import LinearLayer, linear_layer
 from .environment import Environment, default_reps
 from .timing import NOISY_THRESHOLD, WARMUP_MIN_S, check_count
@@ -118,6 +118,14 @@ class Options:
         if self.reps is not None:
             check_count(self.reps, "reps", 1)
         positive(self.noisy_threshold, "noisy_threshold")
+        if self.rounds is not None:
+            check_count(self.rounds, "rounds", 1)
+        if self.tolerance is not None:
+            non_negative(self.tolerance, "tolerance")
+        non_negative(self.warmup_s, "warmup_s")
+        check_bool(self.cold_compile, "cold_compile")
+        check_count(self.batch, "batch", 1)
+        whole(self.seed, "seed", 0)
 
     def counts(self, env: Environment | None) -> tuple[int, int]:
         """(warmup, reps) in force on ``env``: the ones given, else the environment's defaults."""

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from .._check import positive
+from .._check import check_bool, non_negative, positive
 
 #: IQR / median above which a timing is flagged noisy.
 NOISY_THRESHOLD = 0.10
@@ -66,6 +66,7 @@ def check_count(value: object, name: str, minimum: int) -> int:
 def calls_to_fill(seconds_per_call: float, budget_s: float, lo: int = MIN_REPS, hi: int = MAX_REPS) -> int:
     """Calls of ``seconds_per_call`` seconds that fill ``budget_s`` seconds: ceil(budget_s / seconds_per_call),
     clamped to [``lo``, ``hi``]; ``hi`` when the time per call is not > 0 (too short to measure)."""
+    budget_s = non_negative(budget_s, "budget_s")
     if not seconds_per_call > 0:
         return hi
     return int(min(hi, max(lo, math.ceil(budget_s / seconds_per_call))))
@@ -185,7 +186,7 @@ def summarize(samples_s: Iterable[float], noisy_threshold: float = NOISY_THRESHO
     thr = positive(noisy_threshold, "noisy_threshold")
     s = sorted(xs)
     t = Timing(xs, statistics.median(xs), quantile(s, 0.25), quantile(s, 0.75), thr)
-    if warn and t.noisy:
+    if check_bool(warn, "warn") and t.noisy:
         warnings.warn(f"{label}: IQR/median = {t.rel_iqr:.0%} > {thr:.0%} over {t.n} samples; "
                       "the median is unreliable (another process, frequency scaling, too few reps?)",
                       NoisyTimingWarning, stacklevel=2)
@@ -396,6 +397,7 @@ def interleaved(fns: Mapping[str, Callable[[], Any]], warmup: int, reps: int, ro
     rounds = check_count(rounds, "rounds", 1)
     if rounds > reps:
         raise ValueError(f"rounds must be <= reps ({reps}), got {rounds}; use fewer rounds or more reps")
+    warmup_s = non_negative(warmup_s, "warmup_s")
     for fn in fns.values():
         for _ in range(warmup):
             fn()

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .._check import positive
+from .._check import check_bool, positive
 
 
 @dataclass(frozen=True)
@@ -39,6 +39,8 @@ class Device:
         object.__setattr__(self, "bandwidth", positive(self.bandwidth, "bandwidth"))
         if self.memory is not None:
             object.__setattr__(self, "memory", positive(self.memory, "memory"))
+        check_bool(self.sparse, "sparse")
+        check_bool(self.sparsity_assumed, "sparsity_assumed")
 
     @property
     def ridge_point(self) -> float:

@@ -54,9 +54,25 @@ def _check_sparse(workload: Workload, device: Device) -> None:
             "use device.dense() (halves the peak) or mark the workload sparse=True if it really is 2:4 sparse")
 
 
+def _dense_device(device: object, name: str) -> Device:
+    """``device`` if it is a Device with a dense peak; a sparse peak is refused as :func:`roofline` refuses it."""
+    if not isinstance(device, Device):
+        raise ValueError(f"{name} must be a Device, got {type(device).__name__}")
+    if device.sparse:
+        raise ValueError(
+            f"{name} {device.name!r} carries a sparse (2:4) peak_flops, which no dense workload reaches; "
+            f"pass {name}.dense() (halves the peak), or use roofline() with a workload marked sparse=True")
+    return device
+
+
 def attainable(intensity: float, device: Device) -> float:
-    """Roofline ceiling min(peak_flops, bandwidth * intensity), FLOP/s, for ``intensity`` in FLOP/byte."""
+    """Roofline ceiling min(peak_flops, bandwidth * intensity), FLOP/s, for ``intensity`` in FLOP/byte.
+
+    Raises ValueError for a sparse peak (convert with ``device.dense()``), as :func:`roofline` does
+    for a dense workload.
+    """
     i = positive(intensity, "intensity")
+    _dense_device(device, "device")
     return min(device.peak_flops, device.bandwidth * i)
 
 
@@ -74,10 +90,11 @@ def roofline(workload: Workload, device: Device) -> RooflineResult:
 
 
 def ridge_point(device: Device) -> float:
-    """Intensity where ``device``'s two roofs meet, FLOP/byte (= peak_flops / bandwidth)."""
-    if not isinstance(device, Device):
-        raise ValueError(f"device must be a Device, got {type(device).__name__}")
-    return device.ridge_point
+    """Intensity where ``device``'s two roofs meet, FLOP/byte (= peak_flops / bandwidth).
+
+    Raises ValueError for a sparse peak (convert with ``device.dense()``).
+    """
+    return _dense_device(device, "device").ridge_point
 
 
 def crossover(device_a: Device, device_b: Device) -> float | None:
@@ -88,12 +105,10 @@ def crossover(device_a: Device, device_b: Device) -> float | None:
     of the lower-bandwidth device, at ``min(peak) / min(bandwidth)``. Below that
     intensity the higher-bandwidth device has the higher roof, above it the
     higher-peak device does. If one device is at least as good on both numbers,
-    its roof is never below the other's and the result is None.
+    its roof is never below the other's and the result is None. A sparse peak is refused
+    (convert with ``device.dense()``).
     """
-    for name, d in (("device_a", device_a), ("device_b", device_b)):
-        if not isinstance(d, Device):
-            raise ValueError(f"{name} must be a Device, got {type(d).__name__}")
-    a, b = device_a, device_b
+    a, b = _dense_device(device_a, "device_a"), _dense_device(device_b, "device_b")
     if (a.peak_flops - b.peak_flops) * (a.bandwidth - b.bandwidth) >= 0:
         return None
     return min(a.peak_flops, b.peak_flops) / min(a.bandwidth, b.bandwidth)

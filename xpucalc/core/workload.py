@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .._check import positive, positive_int
+from .._check import check_bool, positive, positive_int
 
 
 @dataclass(frozen=True)
@@ -27,6 +27,7 @@ class Workload:
     def __post_init__(self) -> None:
         object.__setattr__(self, "flops", positive(self.flops, "flops"))
         object.__setattr__(self, "bytes", positive(self.bytes, "bytes"))
+        check_bool(self.sparse, "sparse")
 
     @property
     def intensity(self) -> float:

@@ -6,7 +6,7 @@ rates are FLOP/s, times seconds. The architecture-aware versions live in
 """
 from __future__ import annotations
 
-from .._check import fraction, positive, positive_int
+from .._check import check_bool, fraction, positive, positive_int
 
 #: Chinchilla's compute-optimal ratio of training tokens to parameters.
 CHINCHILLA_TOKENS_PER_PARAM = 20.0
@@ -41,7 +41,7 @@ def attention_flops_per_token(layers: int, d_model: float, seq_len: float, train
     pass, as in ``Model.attention_flops_per_token``; pass ``training=True`` for 12 L d s.
     """
     base = 4.0 * positive_int(layers, "layers") * positive(d_model, "d_model") * positive(seq_len, "seq_len")
-    return 3.0 * base if training else base
+    return 3.0 * base if check_bool(training, "training") else base
 
 
 def attention_ratio(n_params: float, layers: int, d_model: float, seq_len: float) -> float:

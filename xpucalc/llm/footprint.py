@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 
-from .._check import fraction, non_negative, positive, positive_int
+from .._check import check_bool, device_figure, fraction, non_negative, positive, positive_int
 
 #: Bytes per trainable parameter under AdamW mixed precision: 16-bit weight 2 + gradient 2 + FP32 m 4 + v 4 + master 4.
 ADAMW_MIXED_BYTES_PER_PARAM = 16.0
@@ -69,8 +69,10 @@ def devices_needed(bytes_needed: float, device_memory: float, usable_fraction: f
         bytes_needed: total memory the job needs, bytes.
         device_memory: memory of one device, bytes.
         usable_fraction: share of each device's memory the job may use (e.g. 0.9).
+
+    Raises ValueError for a device memory under 1 MB, which is a size typed in GB (``device_memory=80``: pass 80e9).
     """
-    per = positive(device_memory, "device_memory") * fraction(usable_fraction, "usable_fraction")
+    per = device_figure(device_memory, "device_memory", "bytes") * fraction(usable_fraction, "usable_fraction")
     return max(1, math.ceil(positive(bytes_needed, "bytes_needed") / per - 1e-12))
 
 
@@ -183,8 +185,8 @@ def activation_bytes(layers: int, hidden: int, heads: int, seq_len: int, batch: 
     a = positive_int(heads, "heads")
     s = positive_int(seq_len, "seq_len")
     b = positive_int(batch, "batch")
-    per_layer = s * b * h * (34.0 + (0.0 if flash_attention else 5.0 * a * s / h))
-    if recompute:
+    per_layer = s * b * h * (34.0 + (0.0 if check_bool(flash_attention, "flash_attention") else 5.0 * a * s / h))
+    if check_bool(recompute, "recompute"):
         return L * 2.0 * s * b * h + per_layer
     return L * per_layer
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from ..catalog import devices, interconnect
-from .._check import positive
+from .._check import device_figure
 from ..core.device import Device
 
 
@@ -122,9 +122,10 @@ def resolve(device: str | Device | Hardware | None, precision: str | None = None
         device: catalog key (``"h100-sxm"``), an :class:`xpucalc.Device` (its ``memory`` must be set),
             a :class:`Hardware` (returned as it is when nothing overrides it), or None for a device
             typed by hand (then ``memory`` and ``bandwidth`` are required).
-        precision: catalog precision of the dense peak. Default: FP8 when ``weight_bytes <= 1``,
-            then BF16, then FP16, the first the catalog publishes; a named precision the device
-            lacks falls back to BF16, then FP16 (``peak_label`` says which one was used).
+        precision: catalog precision of the dense peak (one of ``xpucalc.devices.PRECISIONS``; any other
+            name is refused). Default: FP8 when ``weight_bytes <= 1``, then BF16, then FP16, the first the
+            catalog publishes; a named precision the device lacks falls back to BF16, then FP16
+            (``peak_label`` says which one was used).
         weight_bytes: bytes per weight, only to choose the default precision.
         memory: capacity, bytes (overrides the catalog).
         bandwidth: memory bandwidth, bytes/s (overrides the catalog).
@@ -132,11 +133,18 @@ def resolve(device: str | Device | Hardware | None, precision: str | None = None
         name: display name for a device typed by hand.
 
     Raises:
+        ValueError: for a precision the catalog does not know, and for a figure too small to be in SI
+            units (``memory=80`` looks like GB: pass 80e9).
         MissingFigureError: (a ValueError) when capacity or bandwidth is neither in the catalog nor given;
             its ``argument`` names the keyword to pass.
     """
-    given = {k: positive(v, k) for k, v in (("memory", memory), ("bandwidth", bandwidth), ("peak_flops", peak_flops))
-             if v is not None}
+    given = {k: device_figure(v, k, unit) for k, v, unit in (("memory", memory, "bytes"), ("bandwidth", bandwidth, "bytes/s"),
+                                                              ("peak_flops", peak_flops, "FLOP/s")) if v is not None}
+    if precision is not None and precision not in devices.PRECISIONS:
+        hint = f"; names are lower case: precision={precision.lower()!r}" \
+            if isinstance(precision, str) and precision.lower() in devices.PRECISIONS else ""
+        raise ValueError(f"precision {precision!r} is not a precision of the catalog ({', '.join(devices.PRECISIONS)}){hint}; "
+                         "for another format pass its dense peak as peak_flops= (FLOP/s)")
     if isinstance(device, Hardware):
         if not given:
             return device
@@ -157,6 +165,8 @@ def resolve(device: str | Device | Hardware | None, precision: str | None = None
         if mem is None:
             raise MissingFigureError("memory", f"{device.name}: memory is unknown; create the Device with memory= "
                                                "(bytes) or pass memory=")
+        device_figure(mem, "memory", "bytes")
+        device_figure(given.get("bandwidth", device.bandwidth), "bandwidth", "bytes/s")
         peak = given.get("peak_flops", None if device.sparse else device.peak_flops)
         lb, ll = device_link(device.key)
         hb, hl, ha = host_link(device.key)

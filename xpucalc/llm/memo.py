@@ -152,7 +152,7 @@ def _as_dict(inp: WorkloadInputs) -> dict:
 
 def _suggest_parallelism(inp: WorkloadInputs, hw: Hardware, needed: float) -> Plan:
     """The decision flow of :func:`xpucalc.llm.parallelism.suggest` for the reader's GPUs."""
-    per_node = min(inp.gpus_per_node or 8, inp.n_gpus)
+    per_node = min(8 if inp.gpus_per_node is None else inp.gpus_per_node, inp.n_gpus)
     n_nodes = math.ceil(inp.n_gpus / per_node)
     heads = None
     moe = bool(inp.is_moe)
@@ -172,9 +172,9 @@ def _serve_layout(inp: WorkloadInputs, m: Model, dev: str | Hardware, **kw) -> t
     """The layout for the memo: the reader's tp/pp, else the best fitting one for the priority."""
     g = inp.n_gpus
     if inp.tp is not None:
-        t, p = inp.tp, inp.pp or 1
+        t, p = inp.tp, 1 if inp.pp is None else inp.pp
         return serve(m, dev, tp=t, pp=p, dp=g // (t * p), **kw), "직접 지정"
-    per_node = min(inp.gpus_per_node or 8, g)
+    per_node = min(8 if inp.gpus_per_node is None else inp.gpus_per_node, g)
     cands = layouts(m, dev, g, gpus_per_node=per_node, **kw)
     if cands:
         if inp.priority == "throughput":
@@ -192,6 +192,12 @@ def _serving_rows(inp: WorkloadInputs, hw: Hardware, rep: MemoReport) -> None:
     dev = _device_for_serve(inp, hw)
     kw = dict(batch=inp.batch, context=inp.seq_len, weight_bytes=inp.bytes_per_param, kv_bytes=inp.kv_bytes,
               prefill_mfu=inp.mfu, precision=inp.precision)
+    has_nvlink = hw.link_label.startswith("NVLink")
+    if inp.nvlink and inp.n_gpus > 1 and inp.gpu is not None and not has_nvlink:
+        raise MemoInputError("nvlink", f"카탈로그의 {hw.name}에는 NVLink가 없어 GPU 사이 통신을 {hw.link_label}로 "
+                                       "계산합니다. NVLink 없이 PCIe로 연결되어 있으면 nvlink=False로 적으세요.")
+    if not inp.nvlink and has_nvlink:
+        kw["link_bandwidth"] = hw.host_link_bandwidth   # nvlink=False: the GPUs talk over the PCIe host link
     r, why = _serve_layout(inp, m, dev, **kw)
     mem, dec = r.memory, r.decode
     rep.serving, rep.fits = r, r.fits

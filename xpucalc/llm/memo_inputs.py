@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..catalog import devices
-from .._check import _as_float
+from .._check import PLAUSIBLE_FLOOR, _as_float
 from . import Model, models
 
 #: Goals the memo understands, with their Korean names.
@@ -63,6 +63,22 @@ def _count(value: object, name: str, what: str) -> int:
     return int(x)
 
 
+def _figure(value: object, name: str, what: str, unit: str) -> float:
+    """A positive hardware figure in SI ``unit``; a value that looks typed in GB, GB/s or TFLOP/s is refused."""
+    x = _positive(value, name, what)
+    floor, meant, exp = PLAUSIBLE_FLOOR[unit]
+    if x < floor:
+        raise MemoInputError(name, f"{what} — {value!r}는 {meant} 단위로 적은 값으로 보입니다. 이 메모는 {unit} 단위를 "
+                                   f"씁니다: {x:g} {meant}라면 {x:g}e{exp}로 적으세요.")
+    return x
+
+
+def _flag(value: object, name: str, what: str) -> bool:
+    if not isinstance(value, bool):
+        raise MemoInputError(name, f"{what} — True 또는 False여야 합니다(따옴표 없이). 받은 값: {value!r}")
+    return value
+
+
 @dataclass(frozen=True)
 class WorkloadInputs:
     """One reader's hardware and job.
@@ -96,7 +112,9 @@ class WorkloadInputs:
         system_ram: host memory, bytes (for a CPU-offload estimate when the GPUs are short).
         storage: where the weights are stored, free text (e.g. ``"NVMe SSD 2 TB"``).
         storage_bandwidth: read speed of that storage, bytes/s (for the load time).
-        interconnect: how the GPUs are joined, free text (``"NVLink"``, ``"PCIe"``, ``"InfiniBand"``).
+        interconnect: how the GPUs are joined, free text (``"NVLink"``, ``"PCIe"``, ``"InfiniBand"``), shown in
+            the memo; the estimate follows ``nvlink``, so a text naming NVLink with ``nvlink=False`` (or PCIe with
+            ``nvlink=True``) is refused.
         bottleneck: what the reader sees as the bottleneck today, free text.
     """
 
@@ -151,6 +169,20 @@ class WorkloadInputs:
         for name, what in (("gpus_per_node", "노드당 GPU 수"), ("tp", "TP 차수"), ("pp", "PP 단계 수")):
             if getattr(self, name) is not None:
                 _count(getattr(self, name), name, what)
+        _flag(self.nvlink, "nvlink", "NVLink 연결 여부")
+        _flag(self.is_moe, "is_moe", "MoE 모델 여부")
+        if self.precision not in devices.PRECISIONS:
+            raise MemoInputError("precision", f"카탈로그가 아는 정밀도({', '.join(devices.PRECISIONS)}, 소문자)가 아닙니다. "
+                                              f"받은 값: {self.precision!r}. 다른 형식이면 dense 피크를 peak_flops=...(FLOP/s)로 "
+                                              "직접 적으세요.")
+        if self.interconnect is not None:
+            text = str(self.interconnect).lower()
+            if ("nvlink" in text or "nvswitch" in text) and not self.nvlink:
+                raise MemoInputError("interconnect", f"{self.interconnect!r}라고 적었지만 nvlink=False입니다. 추정은 nvlink를 "
+                                                     "따르므로 NVLink로 연결되어 있으면 nvlink=True로 적으세요.")
+            if "pcie" in text and self.nvlink:
+                raise MemoInputError("interconnect", f"{self.interconnect!r}라고 적었지만 nvlink=True입니다. 추정은 nvlink를 "
+                                                     "따르므로 PCIe로만 연결되어 있으면 nvlink=False로 적으세요.")
         if self.pp is not None and self.tp is None:
             raise MemoInputError("tp", "pp를 적었다면 tp도 적어야 합니다(TP를 쓰지 않으면 tp=1).")
         if self.tp is not None and self.n_gpus % (self.tp * (self.pp or 1)):
@@ -172,10 +204,12 @@ class WorkloadInputs:
         for name in ("layers", "kv_heads", "head_dim"):
             if getattr(self, name) is not None:
                 _count(getattr(self, name), name, name)
-        for name, what in (("train_tokens", "학습 토큰 수"), ("system_ram", "시스템 RAM(바이트)"),
-                           ("storage_bandwidth", "스토리지 읽기 속도(바이트/s)")):
+        if self.train_tokens is not None:
+            _positive(self.train_tokens, "train_tokens", "학습 토큰 수")
+        for name, what, unit in (("system_ram", "시스템 RAM(바이트)", "bytes"),
+                                 ("storage_bandwidth", "스토리지 읽기 속도(바이트/s)", "bytes/s")):
             if getattr(self, name) is not None:
-                _positive(getattr(self, name), name, what)
+                _figure(getattr(self, name), name, what, unit)
         if self.goal == "training" and self.train_tokens is None:
             raise MemoInputError("train_tokens", "목표가 training이면 학습 토큰 수(train_tokens)를 적어야 합니다.")
         if self.gpu is not None and self.gpu not in devices.keys():
@@ -187,9 +221,10 @@ class WorkloadInputs:
             if missing:
                 raise MemoInputError(missing[0], "카탈로그 키(gpu)를 주지 않았으면 GPU 메모리(바이트), 대역폭(바이트/s), "
                                                  f"dense 피크(FLOP/s)를 직접 적어야 합니다. 빠진 항목: {', '.join(missing)}")
-        for name, what in (("gpu_memory", "GPU 메모리"), ("bandwidth", "메모리 대역폭"), ("peak_flops", "피크 연산 성능")):
+        for name, what, unit in (("gpu_memory", "GPU 메모리", "bytes"), ("bandwidth", "메모리 대역폭", "bytes/s"),
+                                 ("peak_flops", "피크 연산 성능", "FLOP/s")):
             if getattr(self, name) is not None:
-                _positive(getattr(self, name), name, what)
+                _figure(getattr(self, name), name, what, unit)
         if self.tp is not None and self.model is not None:
             mdl = resolve_model(self.model)
             if self.tp not in mdl.valid_tp():

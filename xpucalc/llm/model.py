@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from .._check import non_negative, positive, positive_int
+from .._check import check_bool, non_negative, positive, positive_int
 
 #: Config keys that name a model family whose structure :class:`Model` reproduces.
 SUPPORTED_MODEL_TYPES = ("llama", "mistral", "mixtral")
@@ -22,6 +22,20 @@ def _int_key(config: Mapping[str, Any], key: str) -> int:
     if key not in config:
         raise ValueError(f"config is missing {key!r}; a Llama/Mistral/Mixtral config.json has it")
     return positive_int(config[key], key)
+
+
+def _optional_int_key(config: Mapping[str, Any], key: str, default: int) -> int:
+    """``config[key]`` as a whole number >= 1; ``default`` only when the key is absent or null.
+
+    0 is refused rather than read as "missing": ``num_key_value_heads: 0`` is a broken config, not MHA.
+    """
+    value = config.get(key)
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value) or value < 1:
+        raise ValueError(f"config[{key!r}] must be a whole number >= 1 (or absent for the default {default}), "
+                         f"got {value!r}; fix or remove it in config.json")
+    return int(value)
 
 
 @dataclass(frozen=True)
@@ -92,20 +106,20 @@ class Model:
             raise ValueError(f"model_type {mtype!r} is not supported; supported: {', '.join(SUPPORTED_MODEL_TYPES)}")
         heads = _int_key(config, "num_attention_heads")
         hidden = _int_key(config, "hidden_size")
-        kv = config.get("num_key_value_heads") or heads
-        hd = config.get("head_dim") or hidden // heads
-        experts = config.get("num_local_experts") or 1
-        k = (config.get("num_experts_per_tok") or 1) if experts > 1 else 1
+        kv = _optional_int_key(config, "num_key_value_heads", heads)
+        hd = _optional_int_key(config, "head_dim", hidden // heads)
+        experts = _optional_int_key(config, "num_local_experts", 1)
+        k = _optional_int_key(config, "num_experts_per_tok", 1) if experts > 1 else 1
         biased = mtype == "llama"
         return cls(
             name=name or config.get("_name_or_path") or mtype,
             vocab_size=_int_key(config, "vocab_size"), hidden_size=hidden,
             intermediate_size=_int_key(config, "intermediate_size"),
             num_layers=_int_key(config, "num_hidden_layers"), num_heads=heads, num_kv_heads=kv, head_dim=hd,
-            tie_word_embeddings=bool(config.get("tie_word_embeddings", False)),
+            tie_word_embeddings=check_bool(config.get("tie_word_embeddings", False), "tie_word_embeddings"),
             num_experts=experts, experts_per_token=k,
-            attention_bias=biased and bool(config.get("attention_bias", False)),
-            mlp_bias=biased and bool(config.get("mlp_bias", False)),
+            attention_bias=biased and check_bool(config.get("attention_bias", False), "attention_bias"),
+            mlp_bias=biased and check_bool(config.get("mlp_bias", False), "mlp_bias"),
             source=source)
 
     # --- parameter counts -------------------------------------------------------------
@@ -230,14 +244,14 @@ class Model:
         """
         s = non_negative(context, "context")
         fwd = 2.0 * self.num_layers * self.q_dim * s
-        return 3.0 * fwd if training else fwd
+        return 3.0 * fwd if check_bool(training, "training") else fwd
 
     def flops_per_token(self, context: float, training: bool = False) -> float:
         """FLOP per token of a causal pass over ``context`` tokens: 2 N_active (+ attention); x3 for training.
 
         N_active includes the embedding lookup, the usual 2N/6N convention.
         """
-        dense = (6.0 if training else 2.0) * self.n_active_params
+        dense = (6.0 if check_bool(training, "training") else 2.0) * self.n_active_params
         return dense + self.attention_flops_per_token(context, training)
 
     def decode_flops_per_token(self, position: float) -> float:

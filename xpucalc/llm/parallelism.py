@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-from .._check import positive, positive_int
+from .._check import check_bool, device_figure, positive, positive_int
 
 
 # --- ring all-reduce, step by step ---------------------------------------------
@@ -152,12 +152,6 @@ class Plan:
     ep: bool = False
 
 
-def _flag(value: object, name: str) -> bool:
-    if not isinstance(value, bool):
-        raise ValueError(f"{name} must be True or False, got {value!r}")
-    return value
-
-
 def _tp_degree(limit: int, heads: tuple[int, int] | None) -> int:
     """Largest TP degree <= ``limit`` that divides both head counts (powers of two when they are unknown)."""
     for t in range(limit, 0, -1):
@@ -195,14 +189,18 @@ def suggest(model_bytes_needed: float, gpu_memory_bytes: float, gpus_per_node: i
 
     Returns:
         a :class:`Plan`; ``feasible`` is False when even all GPUs together lack the memory.
+
+    Raises:
+        ValueError: for a GPU memory under 1 MB (``gpu_memory_bytes=80`` looks like GB: pass 80e9) and for a flag
+            that is not True or False (``has_nvlink="False"``).
         ``xpucalc.render.parallelism_text.narrate(plan)`` words it in Korean.
     """
     need = positive(model_bytes_needed, "model_bytes_needed")
-    mem = positive(gpu_memory_bytes, "gpu_memory_bytes")
+    mem = device_figure(gpu_memory_bytes, "gpu_memory_bytes", "bytes")
     g = positive_int(gpus_per_node, "gpus_per_node")
     nodes = positive_int(n_nodes, "n_nodes")
-    nvlink = _flag(has_nvlink, "has_nvlink")
-    moe = _flag(is_moe, "is_moe")
+    nvlink = check_bool(has_nvlink, "has_nvlink")
+    moe = check_bool(is_moe, "is_moe")
     if goal not in ("training", "serving"):
         raise ValueError(f"goal must be 'training' or 'serving', got {goal!r}")
     serving = goal == "serving"

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from .._check import fraction, non_negative, positive, positive_int
+from .._check import device_figure, fraction, non_negative, positive, positive_int
 from ..catalog.store import Catalog
 from ..core.device import Device
 from . import comm
@@ -277,7 +277,7 @@ def serve(model: Model, device: str | Device | Hardware, *, tp: int = 1, pp: int
     util = fraction(memory_utilization, "memory_utilization")
     mfu = fraction(prefill_mfu, "prefill_mfu")
     hw = resolve(device, precision, wb)
-    link = positive(link_bandwidth, "link_bandwidth") if link_bandwidth is not None else hw.link_bandwidth
+    link = device_figure(link_bandwidth, "link_bandwidth", "bytes/s") if link_bandwidth is not None else hw.link_bandwidth
     lat = non_negative(allreduce_latency_s, "allreduce_latency_s")
     lat_a2a = lat if alltoall_latency_s is None else non_negative(alltoall_latency_s, "alltoall_latency_s")
     shard = t * p
@@ -285,6 +285,9 @@ def serve(model: Model, device: str | Device | Hardware, *, tp: int = 1, pp: int
     k = model.experts_per_token if model.is_moe else 0
     expert_flops = 2.0 * k * model.expert_params * model.num_layers   # per token, in the routed experts
     notes: list[str] = []
+    if precision is not None and hw.peak_precision is not None and hw.peak_precision != precision:
+        notes.append(f"precision {precision!r}: {hw.name} has no published dense {precision} peak in the catalog; "
+                     f"the {hw.peak_precision} peak is used")
 
     def expert_read(tokens: int) -> float:
         """Expert weight bytes one device reads in a step over ``tokens`` tokens (0 for dense)."""

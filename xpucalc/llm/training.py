@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._check import fraction, positive, positive_int
+from .._check import check_bool, fraction, positive, positive_int
 from ..catalog import devices
 from ..catalog.figure import Source
 from ..catalog.store import Catalog
@@ -51,7 +51,7 @@ def implied_mfu(model: Model, tokens: float, seq_len: int, device_hours: float, 
     Raises ValueError when the result exceeds 1: the inputs then claim more work than
     the devices' peak allows (wrong peak, wrong hours or wrong token count).
     """
-    if attention:
+    if check_bool(attention, "attention"):
         flops = model_train_flops(model, tokens, seq_len)
     else:
         flops = compute.train_flops(model.n_active_params, tokens)
@@ -103,7 +103,7 @@ def run_mfu(run: dict[str, Any], attention: bool = True) -> float:
     """Implied MFU of one stored run, using the catalog's dense BF16 peak of its device."""
     m = models.get(run["model"])
     peak = devices.peak(run["device"], "bf16", sparse=False).value
-    return implied_mfu(m, run["tokens"], run["seq_len"], run["device_hours"], peak, attention)
+    return implied_mfu(m, run["tokens"], run["seq_len"], run["device_hours"], peak, check_bool(attention, "attention"))
 
 
 __all__ = ["RUNS", "finetune_memory", "implied_mfu", "lora_shapes", "model_train_flops", "model_train_time_s", "run",
