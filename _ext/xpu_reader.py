@@ -242,6 +242,15 @@ _DATE = re.compile(r"(?<![\w-])(\d{4}-\d{2}-\d{2})(?![\w-])")
 COPYBUTTON_KO = ("  'ko' : {\n    'copy': '복사',\n    'copy_to_clipboard': '클립보드에 복사',\n"
                  "    'copy_success': '복사했습니다',\n    'copy_failure': '복사하지 못했습니다',\n  },\n")
 BOOK_PDF = "xpu-book.pdf"  # written next to index.html by tools/build-pdf (CI does this)
+# The whole-book PDF is linked only where it exists: a site built with the README's command alone has none, and
+# a link to it would be broken (37 of them). The download menu gets its entry and the text links (intro) get their
+# href when the PDF is there; otherwise the menu entry is left out and a text link's list item is hidden, its
+# target kept in data-xpu-pdf. ``link_book_pdf`` runs at the end of every HTML build and can be run again on a
+# built site after the PDF has been written into it (tools/build-pdf): ``python _ext/xpu_reader.py SITE``.
+_PDF_MENU_ITEM = re.compile(r'<li class="xpu-book-pdf-menu">.*?</li>', re.S)
+_PDF_TEXT_LINK = re.compile(r'<a (?:href|data-xpu-pdf)="((?:\.\./)*)' + re.escape(BOOK_PDF) + r'"(?: class="xpu-book-pdf")?>')
+_PDF_ITEM = re.compile(r'<li(?: class="xpu-book-pdf-item"(?: hidden)?)?>(<p>(?:(?!</?li\b).)*?<a (?:href|data-xpu-pdf)="(?:\.\./)*'
+                       + re.escape(BOOK_PDF) + r'")', re.S)
 
 
 def koreanize(page: str, depth: int) -> str:
@@ -250,16 +259,38 @@ def koreanize(page: str, depth: int) -> str:
     for en, ko in TEXT.items():
         page = page.replace(en, ko)
     page = _TD.sub(lambda m: _DATE.sub(r'<span class="xpu-nowrap">\1</span>', m.group(0)), page)
-    # the whole-book PDF in the download menu, before the per-page entries
-    pdf = "../" * depth + BOOK_PDF
-    item = (f'<li><a href="{pdf}" class="btn btn-sm dropdown-item xpu-book-pdf" title="책 전체 PDF" '
-            f'data-bs-placement="left" data-bs-toggle="tooltip"><span class="btn__icon-container">'
-            f'<i class="fas fa-book"></i></span><span class="btn__text-container">책 전체 PDF</span></a></li>')
-    menu = page.find('<ul class="dropdown-menu">', page.find("fa-download"))
-    if "fa-download" in page and menu > 0 and "xpu-book-pdf" not in page:
-        at = menu + len('<ul class="dropdown-menu">')
-        page = page[:at] + item + page[at:]
     return page
+
+
+def link_book_pdf_in_page(page: str, depth: int, present: bool) -> str:
+    """One page with its whole-book PDF links as they must be: present only when the PDF exists (idempotent)."""
+    page = _PDF_MENU_ITEM.sub("", page)
+    pdf = "../" * depth + BOOK_PDF
+    menu = page.find('<ul class="dropdown-menu">', page.find("fa-download"))
+    if present and "fa-download" in page and menu > 0:
+        at = menu + len('<ul class="dropdown-menu">')
+        item = (f'<li class="xpu-book-pdf-menu"><a href="{pdf}" class="btn btn-sm dropdown-item xpu-book-pdf" '
+                f'title="책 전체 PDF" data-bs-placement="left" data-bs-toggle="tooltip"><span class="btn__icon-container">'
+                f'<i class="fas fa-book"></i></span><span class="btn__text-container">책 전체 PDF</span></a></li>')
+        page = page[:at] + item + page[at:]
+    attr = "href" if present else "data-xpu-pdf"
+    page = _PDF_TEXT_LINK.sub(lambda m: f'<a {attr}="{m.group(1)}{BOOK_PDF}" class="xpu-book-pdf">', page)
+    li = '<li class="xpu-book-pdf-item">' if present else '<li class="xpu-book-pdf-item" hidden>'
+    return _PDF_ITEM.sub(lambda m: li + m.group(1), page)
+
+
+def link_book_pdf(site: pathlib.Path) -> bool:
+    """Every page of a built site links the whole-book PDF if and only if ``site/xpu-book.pdf`` exists."""
+    site = pathlib.Path(site)
+    present = (site / BOOK_PDF).is_file()
+    for path in site.rglob("*.html"):
+        if "_static" in path.parts:
+            continue
+        text = path.read_text(encoding="utf-8")
+        new = link_book_pdf_in_page(text, len(path.relative_to(site).parts) - 1, present)
+        if new != text:
+            path.write_text(new, encoding="utf-8")
+    return present
 
 
 def _write_korean(app: Sphinx, exception: Exception | None) -> None:
@@ -272,6 +303,7 @@ def _write_korean(app: Sphinx, exception: Exception | None) -> None:
         depth = len(path.relative_to(out).parts) - 1
         text = path.read_text(encoding="utf-8")
         new = koreanize(text, depth)
+        new = link_book_pdf_in_page(new, depth, (out / BOOK_PDF).is_file())
         if new != text:
             path.write_text(new, encoding="utf-8")
     js = out / "_static" / "copybutton.js"
@@ -289,3 +321,9 @@ def setup(app: Sphinx) -> dict:
     app.connect("build-finished", _write_korean, priority=400)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
 
+
+if __name__ == "__main__":  # after tools/build-pdf wrote SITE/xpu-book.pdf: python _ext/xpu_reader.py SITE
+    import sys
+
+    for site in sys.argv[1:]:
+        print(f"{site}: whole-book PDF {'linked' if link_book_pdf(pathlib.Path(site)) else 'absent, not linked'}")

@@ -189,11 +189,11 @@ def suggest(model_bytes_needed: float, gpu_memory_bytes: float, gpus_per_node: i
 
     Returns:
         a :class:`Plan`; ``feasible`` is False when even all GPUs together lack the memory.
+        ``xpucalc.render.parallelism_text.narrate(plan)`` words it in Korean.
 
     Raises:
         ValueError: for a GPU memory under 1 MB (``gpu_memory_bytes=80`` looks like GB: pass 80e9) and for a flag
             that is not True or False (``has_nvlink="False"``).
-        ``xpucalc.render.parallelism_text.narrate(plan)`` words it in Korean.
     """
     need = positive(model_bytes_needed, "model_bytes_needed")
     mem = device_figure(gpu_memory_bytes, "gpu_memory_bytes", "bytes")
