@@ -234,10 +234,13 @@ def test_a_sparse_peak_is_refused_by_every_roof_as_by_roofline():
     import xpucalc as xc
     s = xc.Device("S", 2e15, 3e12, sparse=True)
     d = xc.Device("D", 1e15, 4e12)
-    for call in (lambda: xc.attainable(100, s), lambda: xc.ridge_point(s), lambda: xc.crossover(s, d)):
-        with pytest.raises(ValueError, match=r"sparse \(2:4\) peak_flops.*\.dense\(\)"):
+    for call, name in ((lambda: xc.attainable(100, s), "device"), (lambda: xc.ridge_point(s), "device"),
+                       (lambda: xc.crossover(s, d), "device_a"), (lambda: xc.crossover(d, s), "device_b")):
+        with pytest.raises(ValueError, match=rf"^{name} 'S' carries a sparse \(2:4\) peak_flops.*pass {name}\.dense\(\)"):
             call()
     assert xc.ridge_point(s.dense()) == pytest.approx(1e15 / 3e12)
+    with pytest.raises(ValueError, match=r"^device must be a Device, got str"):
+        xc.attainable(100, "H100")
 
 
 def test_sparse_given_as_a_string_is_refused():
