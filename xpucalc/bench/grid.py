@@ -59,35 +59,24 @@ def _torch_warmup(m: int, k: int, n: int, precision: str, device: str, threads: 
     import torch
 
     from .environment import torch_device
+    from .settings import torch_threads
+    from .torch_backend import layer_module
 
     dev = torch_device(device)
     dtype = torch.float32 if precision == "fp32" else torch.bfloat16
-    before = torch.get_num_threads()
-    try:
-        if threads is not None:
-            torch.set_num_threads(threads)
-        w = torch.randn(k, n, dtype=dtype, device=dev)
-        b = torch.randn(n, dtype=dtype, device=dev)
-
-        class Layer(torch.nn.Module):
-            def __init__(self) -> None:
-                super().__init__()
-                self.w = torch.nn.Parameter(w, requires_grad=False)
-                self.b = torch.nn.Parameter(b, requires_grad=False)
-
-            def forward(self, x: Any) -> Any:
-                return torch.relu(torch.addmm(self.b, x, self.w))
-
-        torch._dynamo.reset()
-        module = torch.compile(Layer(), mode=compile_mode, dynamic=False)
-        x = torch.randn(m, k, dtype=dtype, device=dev)
-        with torch.inference_mode():
-            for _ in range(1 if compile_mode == "default" else 3):  # CUDA-graph modes record on a later call
-                y = module(x).clone()
-            y.sum().item()  # waits for the device
-    finally:
-        torch._dynamo.reset()  # the measured conditions compile from scratch
-        torch.set_num_threads(before)
+    with torch_threads(torch, threads):
+        try:
+            w = torch.randn(k, n, dtype=dtype, device=dev)
+            b = torch.randn(n, dtype=dtype, device=dev)
+            torch._dynamo.reset()
+            module = torch.compile(layer_module(torch, w, b), mode=compile_mode, dynamic=False)
+            x = torch.randn(m, k, dtype=dtype, device=dev)
+            with torch.inference_mode():
+                for _ in range(1 if compile_mode == "default" else 3):  # CUDA-graph modes record on a later call
+                    y = module(x).clone()
+                y.sum().item()  # waits for the device
+        finally:
+            torch._dynamo.reset()  # the measured conditions compile from scratch
 
 
 def _jax_warmup(m: int, k: int, n: int, precision: str, platform: str | None) -> None:

@@ -104,7 +104,7 @@ class _SkipLog(logging.Handler):
             log.disabled = saved[1]
 
 
-def _layer_module(torch: Any, w: Any, b: Any) -> Any:
+def layer_module(torch: Any, w: Any, b: Any) -> Any:
     """``nn.Module`` holding W and b as parameters: static for CUDA graphs (no copy into static buffers per replay)."""
 
     class Layer(torch.nn.Module):
@@ -233,7 +233,7 @@ def _run(torch: Any, env: Environment, cond: Condition, opts: Options, device: s
         try:
             torch._dynamo.reset()
             before = compile_counters()
-            module = torch.compile(_layer_module(torch, w, b), mode=compile_mode, dynamic=False)
+            module = torch.compile(layer_module(torch, w, b), mode=compile_mode, dynamic=False)
         except Exception as exc:  # noqa: BLE001
             return unsupported(cond, f"torch.compile 사용 불가: {reason(exc)}", env)
 
