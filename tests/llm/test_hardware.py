@@ -220,7 +220,7 @@ def test_unknown_precision_and_figures_in_gb_are_refused():
     import pytest
     from xpucalc import Device
     from xpucalc.llm import hardware
-    for bad in ("fp4", "bf8"):
+    for bad in ("fp3", "bf8"):   # fp4 is a catalog precision (Blackwell)
         with pytest.raises(ValueError, match=rf"^precision '{bad}' is not a precision of the catalog .*peak_flops="):
             hardware.resolve("h100-sxm", bad)
     with pytest.raises(ValueError, match=r"names are lower case: precision='fp8'"):

@@ -75,11 +75,15 @@ def test_model_key_405b_on_16_h100_runs_stages_in_turn():
     assert r.fits and (s.tp, s.pp, s.dp) == (8, 2, 1)
     # per GPU 811.7e9 / 16 B + KV; two stages in turn: 2 x (50.7e9 + KV/16)/3.35e12 + all-reduces ~ 33 ms, not 16 ms
     m = models.get("llama-3.1-405b")
-    mem_s = (m.weights_bytes(2) + 4096 * m.kv_bytes_per_token()) / 16 / H100_BW
-    # the stage-to-stage hop: the catalog's 19.19 us fixed cost + 16384 x 2 B over 450e9 B/s one way
-    assert s.decode.step_s == pytest.approx(2 * mem_s + s.decode.comm_s + 19.19e-6 + 16384 * 2 / 450e9, rel=1e-6)
-    # 2 x 15.18 ms of reads + 2 stages x 63 layers x 2 all-reduces x 19.25 us = 4.85 ms + one hop: 35.2 ms, 28.4 tok/s
-    assert 27 < r.decode_tokens_per_s_per_request < 29
+    # weights read: 811,706,777,600 B less the input embedding 128,256 x 16,384 x 2 = 4,202,692,608 B plus one row
+    # of 32,768 B = 807,504,117,760 B; KV 4,096 x 516,096 B; all over 16 GPUs
+    mem_s = (807_504_117_760 + 4096 * 516_096) / 16 / H100_BW
+    # the stage-to-stage hop: the catalog's fixed cost for NVLink at TP 8 (11.8 us, vLLM's custom all-reduce on
+    # H100) + 16384 x 2 B over 450e9 B/s one way
+    assert s.decode.step_s == pytest.approx(2 * mem_s + s.decode.comm_s + 11.8e-6 + 16384 * 2 / 450e9, rel=1e-6)
+    # 2 x 15.10 ms of reads + 2 stages x 63 layers x 2 all-reduces x 11.86 us = 2.99 ms + one hop: 33.2 ms, 30.1 tok/s
+    assert m.n_params == 405_853_388_800
+    assert 29.5 < r.decode_tokens_per_s_per_request < 30.5
 
 
 def test_405b_bf16_on_8_h100_does_not_fit_and_suggests_fp8_and_16_gpus():
@@ -92,11 +96,13 @@ def test_405b_bf16_on_8_h100_does_not_fit_and_suggests_fp8_and_16_gpus():
 def test_mixtral_reads_only_the_routed_experts():
     r = memo(model="mixtral-8x7b", gpu="h100-sxm", n_gpus=2, nvlink=True)
     m = models.get("mixtral-8x7b")
-    # batch 1: 12.88e9 active x 2 B + KV, split over 2 GPUs: 3.93 ms; 32 layers x 2 all-reduces x 19.2 us = 1.23 ms
-    # on top: 5.15 ms, about 194 tok/s (not 71)
-    mem_s = (m.n_active_params * 2 + 4096 * m.kv_bytes_per_token()) / 2 / H100_BW
+    # batch 1: 12,879,925,248 active x 2 B less the input embedding (262,144,000 B) plus one row (8,192 B), + KV
+    # 536,870,912 B, split over 2 GPUs: 3.886 ms; 32 layers x 2 all-reduces x (8.7 us at TP 2 + 0.02 us) = 0.558 ms
+    # on top: 4.444 ms, about 225 tok/s (not 71)
+    assert m.n_active_params == 12_879_925_248
+    mem_s = (25_497_714_688 + 536_870_912) / 2 / H100_BW
     assert r.serving.decode.step_s == pytest.approx(mem_s + r.serving.decode.comm_s, rel=1e-9)
-    assert 190 < r.decode_tokens_per_s_per_request < 198
+    assert 222 < r.decode_tokens_per_s_per_request < 228
 
 
 def test_kv_short_suggests_fp8_kv():
@@ -111,7 +117,9 @@ def test_m3_ultra_without_peak_still_decodes():
     assert r.error is None and r.fits
     bw = devices.figure("apple-m3-ultra", "bandwidth").value
     m = models.get("llama-3-8b")
-    assert r.decode_tokens_per_s_per_request == pytest.approx(bw / (m.weights_bytes(2) + 4096 * 131072))
+    # 15,009,857,536 B of weights read (one embedding row, not the table) + 536,870,912 B of KV
+    assert r.decode_tokens_per_s_per_request == pytest.approx(bw / (15_009_857_536 + 4096 * 131072))
+    assert m.n_params == 8_030_261_248
     assert "prefill" in said(r) and "계산하지 않음" in said(r)
     bad = memo(n_params=7e9, gpu="apple-m3-ultra", goal="full_ft", train_tokens=1e9)
     assert bad.error.argument == "peak_flops" and str(bad.error).startswith("peak_flops: ")

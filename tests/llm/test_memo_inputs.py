@@ -121,7 +121,7 @@ def test_string_flags_unknown_precision_units_and_a_contradicting_interconnect_a
     from xpucalc.llm.memo_inputs import MemoInputError, WorkloadInputs
     base = dict(model="llama-3-8b", gpu="h100-sxm")
     cases = [(dict(nvlink="False"), "nvlink", "True 또는 False"), (dict(is_moe="True"), "is_moe", "True 또는 False"),
-             (dict(precision="fp4"), "precision", "정밀도"), (dict(gpu_memory=80), "gpu_memory", "80e9"),
+             (dict(precision="fp3"), "precision", "정밀도"), (dict(gpu_memory=80), "gpu_memory", "80e9"),
              (dict(bandwidth=3350), "bandwidth", "3350e9"), (dict(peak_flops=989), "peak_flops", "989e12"),
              (dict(system_ram=512), "system_ram", "512e9"), (dict(storage_bandwidth=7), "storage_bandwidth", "7e9"),
              (dict(interconnect="NVLink"), "interconnect", "nvlink=True"),

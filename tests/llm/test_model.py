@@ -50,7 +50,13 @@ def test_tiny_dense_counts_by_hand():
     assert m.n_active_params == 1160          # dense: every parameter is active
     assert m.n_expert_params == 0 and m.n_shared_params == 1160
     assert m.weights_bytes() == 2320          # BF16 default: 2 B x 1,160
-    assert m.weights_bytes(0.5) == 580        # INT4: half a byte each
+    # INT4 blocks, embedding + head (2 x 10 x 8 = 160) kept in 16-bit: 1,000 x 0.5 + 160 x 2 = 500 + 320
+    assert m.n_embedding_head_params == 160
+    assert m.weights_bytes(0.5) == 820
+    assert m.weights_bytes(0.5, embedding_bytes=0.5) == 580   # everything in 4 bits: half a byte each
+    assert m.weights_bytes(4.0) == 4640       # FP32 keeps the embedding in FP32 too
+    with pytest.raises(ValueError, match=r"^embedding_bytes must be > 0"):
+        m.weights_bytes(0.5, embedding_bytes=0)
 
 
 def test_tied_head_drops_one_vocab_matrix():
@@ -214,13 +220,23 @@ def test_routing_and_weights_read_by_hand():
     assert m.expected_experts_touched(1) == pytest.approx(2.0)
     assert m.expected_experts_touched(2) == pytest.approx(3.0)
     assert m.expected_experts_touched(3) == pytest.approx(3.5)
-    # shared 648 + touched experts x 288 x 2 layers, at 2 B: B = 1 -> (648 + 1,152) x 2; B = 2 -> (648 + 1,728) x 2
-    assert m.weights_read_per_step(1) == pytest.approx(3600.0)
-    assert m.weights_read_per_step(2) == pytest.approx(4752.0)
-    assert m.weights_read_per_step(2, 1.0) == pytest.approx(2376.0)
+    # shared 648 = 488 of blocks (attention, norms, router) + embedding 80 + head 80. A step reads the 488, the
+    # touched experts x 288 x 2 layers, the whole head (80) and one embedding row of 8 per token, at 2 B:
+    # B = 1 -> (488 + 1,152 + 80 + 8) x 2 = 3,456; B = 2 -> (488 + 1,728 + 80 + 16) x 2 = 4,624
+    assert m.weights_read_per_step(1) == pytest.approx(3456.0)
+    assert m.weights_read_per_step(2) == pytest.approx(4624.0)
+    # 1-byte blocks keep the embedding and head at 2 B: 488 + 1,728 + (80 + 16) x 2 = 2,408
+    assert m.weights_read_per_step(2, 1.0) == pytest.approx(2408.0)
+    assert m.weights_read_per_step(2, 1.0, embedding_bytes=1.0) == pytest.approx(2312.0)
     d = tiny()
     assert d.expected_experts_touched(5) == 1.0
-    assert d.weights_read_per_step(7) == 2320 and d.weights_read_per_step(7, 1.0) == 1160
+    # dense: blocks 1,000 + head 80 + 7 rows of 8 = 1,136 parameters read, x 2 B; 1-byte blocks: 1,000 + 136 x 2
+    assert d.weights_read_per_step(7) == 2272 and d.weights_read_per_step(7, 1.0) == 1272
+    # 20 tokens cannot read more than the 10 rows there are: every weight once, 2 x 1,160
+    assert d.weights_read_per_step(20) == 2320 == d.weights_bytes()
+    # tied: the one 10 x 8 matrix is read whole by the head; the lookup adds nothing
+    t = tiny(tie_word_embeddings=True)
+    assert t.embedding_head_read_bytes(3) == 160 and t.weights_read_per_step(3) == 2 * 1080
     with pytest.raises(ValueError, match=r"^tokens must be a whole number >= 1"):
         m.expected_experts_touched(0)
     with pytest.raises(ValueError, match=r"^weight_bytes must be > 0"):

@@ -36,6 +36,14 @@ L8_KV_TOKEN = 2 * 32 * 8 * 128 * 2      # K and V x layers x kv heads x head dim
 L8_DECODE_FLOPS = 2 * L8_PARAMS + 4 * 32 * 4096 * 4096     # 2N + 4 L d pos at pos 4096 = 18,208,006,144
 L8_PREFILL_FLOPS_TOKEN = 2 * L8_PARAMS + 2 * 32 * 4096 * 4096   # 2N + causal attention 2 L d c = 17,134,264,320
 ACT = 4096 * 2                          # one token's activation, BF16 bytes
+# A step reads the whole head but only one embedding row per token: the 128,256 x 4,096 input embedding
+# (1,050,673,152 B in BF16) is replaced by tokens x 4,096 x 2 B of rows.
+L8_EMB_B = 2 * 128256 * 4096            # 1,050,673,152
+
+
+def l8_read(tokens):
+    """Llama 3 8B BF16 weight bytes one step over ``tokens`` tokens reads: 15,009,849,344 + 8,192 per token."""
+    return L8_W - L8_EMB_B + tokens * 4096 * 2
 
 
 @pytest.fixture(scope="module")
@@ -66,7 +74,10 @@ def test_serve_dense_single_device(l8):
     assert r.memory.free == pytest.approx(77_309_411_328 - 16_060_522_496 - 536_870_912, rel=REL)
     assert r.fits is True and r.memory.fits is True
     assert r.max_batch == 114 == r.memory.max_batch   # floor(61,248,888,832 / 536,870,912) = floor(114.08)
-    step = (16_060_522_496 + 536_870_912) / H100_BW   # memory-bound: weights + one KV cache, 4.954 ms
+    # memory-bound: weights without the input embedding table, one row of it, one KV cache:
+    # (15,009,857,536 + 536,870,912) / 3.35e12 = 4.641 ms (4.954 ms if the whole table were read)
+    step = (15_009_857_536 + 536_870_912) / H100_BW
+    assert l8_read(1) == 15_009_857_536 and step == pytest.approx(4.6408e-3, abs=1e-7)
     assert r.decode.bound == "memory"
     assert r.decode.stage_s == pytest.approx(step, rel=REL) and r.decode.step_s == pytest.approx(step, rel=REL)
     assert r.decode_tokens_per_s_per_request == pytest.approx(1 / step, rel=REL)
@@ -78,6 +89,7 @@ def test_serve_dense_single_device(l8):
     assert r.prefill_s == pytest.approx(4096 * L8_PREFILL_FLOPS_TOKEN / (0.4 * H100_BF16), rel=REL)
     assert r.prefill.time_s == r.prefill_s and r.prefill.comm_s == 0
     assert r.notes == ()
+    assert r.embedding_bytes == 2.0
     assert r.hardware.peak_flops == H100_BF16
     assert usable == pytest.approx(77_309_411_328, rel=REL)
 
@@ -93,9 +105,10 @@ def test_the_five_figures_are_read_only():
 
 def test_8b_batch16_8k_on_one_h100():
     r = serve(models.get("llama-3-8b"), "h100-sxm", batch=16, context=8192)
-    # KV 16 x 8192 x 131,072 B = 17,179,869,184; weights 16,060,522,496; step = (sum) / 3.35e12 = 9.92 ms
+    # KV 16 x 8192 x 131,072 B = 17,179,869,184; weights held 16,060,522,496, read 15,009,849,344 + 16 rows
+    # x 8,192 = 15,009,980,416; step = (sum) / 3.35e12 = 9.61 ms
     assert r.memory.kv_cache == 17_179_869_184 and r.memory.weights == 16_060_522_496
-    assert r.decode.step_s == pytest.approx((16_060_522_496 + 17_179_869_184) / BW)
+    assert r.decode.step_s == pytest.approx((15_009_980_416 + 17_179_869_184) / BW)
     assert r.decode_tokens_per_s_total == pytest.approx(16 / r.decode.step_s)
     # usable = 0.9 x capacity (the reserve is stated, not hidden); max batch = floor((usable - W) / KV_seq)
     assert r.memory.usable == pytest.approx(GPU_MEMORY_UTILIZATION * MEM)
@@ -106,11 +119,13 @@ def test_8b_batch16_8k_on_one_h100():
 def test_serve_prefill_mfu_and_fp8(l8):
     r = llm.serve(l8, "h100-sxm", prefill_mfu=0.5, weight_bytes=1)
     assert r.hardware.peak_flops == H100_FP8          # FP8 peak for 1-byte weights
-    assert r.memory.weights == L8_PARAMS
+    # FP8 blocks, embedding and head kept in BF16: 6,979,588,096 x 1 + 1,050,673,152 x 2 = 9,080,934,400 B
+    assert r.memory.weights == 9_080_934_400 and r.embedding_bytes == 2.0
+    assert llm.serve(l8, "h100-sxm", weight_bytes=1, embedding_bytes=1).memory.weights == L8_PARAMS
     assert r.prefill_s == pytest.approx(4096 * L8_PREFILL_FLOPS_TOKEN / (0.5 * H100_FP8), rel=REL)
-    # prefill bound by the weight read when the peak is huge: 16,060,522,496 B / 3.35 TB/s
+    # prefill bound by the weight read when the peak is huge: 15,009,849,344 + 16 rows x 8,192 B / 3.35 TB/s
     h = hardware.resolve(None, memory=1e11, bandwidth=H100_BW, peak_flops=1e30)
-    assert llm.serve(l8, h, context=16).prefill_s == pytest.approx(L8_W / H100_BW, rel=REL)
+    assert llm.serve(l8, h, context=16).prefill_s == pytest.approx(l8_read(16) / H100_BW, rel=REL)
 
 
 def test_7b_mha_32k_prefill_on_a100_has_the_attention_term():
@@ -135,7 +150,7 @@ def test_serve_no_peak(l8):
     r = llm.serve(l8, "apple-m3-ultra")
     assert r.prefill_s is None and r.decode.bound == "memory" and r.hardware.peak_flops is None
     assert r.notes == ("no published dense peak: decode is taken as bandwidth-bound and prefill is not computed",)
-    assert r.decode.step_s == pytest.approx((16_060_522_496 + 536_870_912) / 819e9, rel=REL)
+    assert r.decode.step_s == pytest.approx((15_009_857_536 + 536_870_912) / 819e9, rel=REL)
 
 
 def test_serve_does_not_fit():
@@ -175,49 +190,82 @@ def test_serve_tensor_parallel_allreduce(l8):
     # per layer 2 all-reduces of one token (8,192 B) over 2 devices: lat + 2 (1/2) 8192 / link each
     ar = 32 * 2 * (lat + 8192 / link)
     assert r.decode.allreduce_s == pytest.approx(ar, rel=REL) and r.decode.comm_s == pytest.approx(ar, rel=REL)
-    step = (L8_W / 2 + 4096 * L8_KV_TOKEN / 2) / H100_BW + ar
+    step = (l8_read(1) / 2 + 4096 * L8_KV_TOKEN / 2) / H100_BW + ar
     assert r.decode.step_s == pytest.approx(step, rel=REL)
     # prefill all-reduces carry the whole prompt: 4096 tokens x 8192 B each
     assert r.prefill.comm_s == pytest.approx(32 * 2 * (lat + 4096 * 8192 / link), rel=REL)
     assert r.prefill_s == pytest.approx(4096 * L8_PREFILL_FLOPS_TOKEN / 2 / (0.4 * H100_BF16)
                                         + 32 * 2 * (lat + 4096 * 8192 / link), rel=REL)
-    # default link: the catalog's NVLink 450 GB/s one way, default latency 19.19 us (collective_latency.json)
+    # default link: the catalog's NVLink 450 GB/s one way; default latency: vLLM's one-shot custom all-reduce on
+    # H100 at TP 4, 9.2 us (sglang PR #2904: 0.0092 ms at 32 KB, collective_latency.json)
     d = llm.serve(l8, "h100-sxm", tp=4)
-    assert d.decode.allreduce_s == pytest.approx(32 * 2 * (19.19e-6 + 2 * 3 / 4 * 8192 / H100_LINK), rel=1e-9)
+    assert d.decode.allreduce_s == pytest.approx(32 * 2 * (9.2e-6 + 2 * 3 / 4 * 8192 / H100_LINK), rel=1e-9)
+    assert d.allreduce_latency_s == 9.2e-6 and d.latency_key == "nvlink-h100-custom-tp4"
+    # a card without NVLink (RTX 4090: PCIe, no P2P) takes NCCL's 42.14 us (nccl-tests, 8 RTX 4090, NVIDIA/nccl #1530)
+    g = llm.serve(l8, "rtx-4090", tp=2, weight_bytes=0.5)
+    assert g.latency_key == "pcie-8x4090-nccl" and g.allreduce_latency_s == 42.14e-6
+    # a latency given by the caller is used as given, with no catalog key
+    assert r.allreduce_latency_s == lat and r.latency_key is None
+    # an H100 pair talking over PCIe (interconnect="pcie") pays NCCL's PCIe cost, not NVLink's
+    p = llm.serve(l8, "h100-sxm", tp=2, interconnect="pcie")
+    assert p.latency_key == "pcie-8x4090-nccl" and p.allreduce_latency_s == 42.14e-6
+    with pytest.raises(ValueError, match=r"^interconnect must be one of nvlink, pcie"):
+        llm.serve(l8, "h100-sxm", tp=2, interconnect="NVLink", allreduce_latency_s=1e-5)
 
 
 def test_tp_adds_two_allreduces_per_layer():
     m = models.get("llama-3-70b")
     r = serve(m, "h100-sxm", tp=4, weight_bytes=1)
-    # each all-reduce: 19.19 us (the catalog's latency) + 2 x 3/4 x (8192 x 2 B) / 450e9; 80 layers x 2
+    # each all-reduce: 9.2 us (vLLM's custom all-reduce at TP 4 on H100) + 2 x 3/4 x (8192 x 2 B) / 450e9;
+    # 80 layers x 2. The eager-NCCL figure 19.19 us stays the documented upper end.
     assert ALLREDUCE_LATENCY_S == 19.19e-6
-    one = 19.19e-6 + 1.5 * 8192 * 2 / 450e9
+    one = 9.2e-6 + 1.5 * 8192 * 2 / 450e9
     assert r.decode.comm_s == pytest.approx(160 * one)
-    assert r.decode.step_s == pytest.approx((m.weights_bytes(1) + 4096 * m.kv_bytes_per_token()) / 4 / BW
-                                            + 160 * one)
+    # Llama 3 70B, FP8 blocks: 68,452,360,192 B + head 1,050,673,152 x 2 B + one row 8,192 x 2 B
+    # = 70,553,722,880 B; KV 4,096 x 327,680 = 1,342,177,280 B; a quarter on each GPU
+    assert r.decode.step_s == pytest.approx((70_553_722_880 + 1_342_177_280) / 4 / BW + 160 * one)
 
 
 def test_serve_prefill_weight_read_bound_sharded(l8, mixtral):
     lat, link = 1e-5, 1e11
     h = hardware.resolve(None, memory=1e12, bandwidth=H100_BW, peak_flops=1e30)
     r = llm.serve(l8, h, tp=2, link_bandwidth=link, allreduce_latency_s=lat)
-    assert r.prefill_s == pytest.approx(L8_W / 2 / H100_BW + 32 * 2 * (lat + 4096 * 8192 / link), rel=REL)
+    assert r.prefill_s == pytest.approx(l8_read(4096) / 2 / H100_BW + 32 * 2 * (lat + 4096 * 8192 / link), rel=REL)
     # MoE: 4,096 prompt tokens touch all 8 experts (8 (1 - 0.75^4096) = 8.0 in floating point), so the
-    # prefill reads every weight once: 2 x (1,605,636,096 + 45,097,156,608) = 93,405,585,408 B
+    # prefill reads every weight once, 2 x (1,605,636,096 + 45,097,156,608) = 93,405,585,408 B, except the
+    # 32,000 x 4,096 input embedding (262,144,000 B), of which it reads 4,096 rows (33,554,432 B): 93,176,995,840 B
     m = llm.serve(mixtral, h)
-    assert m.prefill_s == pytest.approx(93_405_585_408 / H100_BW, rel=1e-9)
+    assert m.prefill_s == pytest.approx(93_176_995_840 / H100_BW, rel=1e-9)
 
 
 def test_allreduce_latency_is_a_sourced_catalog_figure():
     f = serving.allreduce_latency_figure()
     # ByteDance-Seed/Triton-distributed issue #57: NCCL column, 128 B row, 19.19 us on 8x H100 in one node
-    assert f["value"] == 19.19e-6 and f["unit"] == "s" and f["checked"] == "2026-12-01"
+    assert f["value"] == 19.19e-6 and f["unit"] == "s" and f["checked"] == "2026-12-02" and f["evidence"] == "문서 확인"
     assert f["source_url"] == "https://github.com/ByteDance-Seed/Triton-distributed/issues/57"
     assert f["source_title"].startswith("ByteDance-Seed/Triton-distributed issue #57")
     assert "third-party" in f["conditions"] and "8 H100" in f["conditions"]
     assert ALLREDUCE_LATENCY_S == 19.19e-6 and serving.LATENCIES.file == "collective_latency.json"
-    with pytest.raises(KeyError, match=r"^\Wunknown all-reduce latency key 'pcie-2x4090'; known keys: nvlink-8xh100\W$"):
+    with pytest.raises(KeyError, match=r"^\Wunknown all-reduce latency key 'pcie-2x4090'; known keys: nvlink-8xh100, "):
         serving.allreduce_latency_figure("pcie-2x4090")
+
+
+def test_allreduce_latency_per_interconnect_and_tp():
+    # sglang PR #2904 (H100, vLLM custom all-reduce, 32 KB, no CUDA graph): 0.0087 / 0.0092 / 0.0118 ms for TP 2/4/8
+    assert [serving.allreduce_latency_s("nvlink", t) for t in (2, 4, 8)] == [8.7e-6, 9.2e-6, 11.8e-6]
+    # TP 1 and 3 take the next larger measured degree, TP 16 the TP-8 figure
+    assert serving.allreduce_latency_s("nvlink", 1) == 8.7e-6 and serving.allreduce_latency_s("nvlink", 3) == 9.2e-6
+    assert serving.allreduce_latency_s("nvlink", 16) == 11.8e-6
+    # PCIe without P2P: NCCL, 42.14 us for 8 B on 8 RTX 4090 (NVIDIA/nccl issue #1530)
+    assert serving.allreduce_latency_s("pcie", 2) == 42.14e-6
+    for key in ("nvlink-h100-custom-tp2", "nvlink-h100-custom-tp4", "nvlink-h100-custom-tp8", "pcie-8x4090-nccl"):
+        f = serving.allreduce_latency_figure(key)
+        assert f["evidence"] == "문서 확인" and "third-party" in f["conditions"] and f["checked"] == "2026-12-02"
+    assert serving.allreduce_latency_figure("pcie-8x4090-nccl")["source_url"] == "https://github.com/NVIDIA/nccl/issues/1530"
+    with pytest.raises(ValueError, match=r"^interconnect must be one of nvlink, pcie, got 'infiniband'"):
+        serving.allreduce_latency_s("infiniband", 2)
+    with pytest.raises(ValueError, match=r"^tp must"):
+        serving.allreduce_latency_s("nvlink", 0)
 
 
 # --- pipeline micro-batches --------------------------------------------------------------------------------------
@@ -226,7 +274,7 @@ def test_serve_pipeline_microbatches(l8):
     r = llm.serve(l8, "h100-sxm", pp=2, batch=4, link_bandwidth=link, allreduce_latency_s=lat)
     assert r.microbatches == 2 and r.decode.microbatch == 2            # default min(pp, batch)
     kv_seq = 4096 * L8_KV_TOKEN / 2                              # 268,435,456 B per sequence per stage
-    stage = (L8_W / 2 + 2 * kv_seq) / H100_BW
+    stage = (l8_read(2) / 2 + 2 * kv_seq) / H100_BW
     hop = lat + 2 * ACT / link
     assert r.decode.stage_s == pytest.approx(stage, rel=REL)
     assert r.decode.hop_s == pytest.approx(hop, rel=REL)
@@ -235,14 +283,14 @@ def test_serve_pipeline_microbatches(l8):
     assert r.memory.kv_cache == 4 * kv_seq and r.memory.weights == L8_W / 2
     assert r.notes == ("PP: 2 micro-batch(es) of up to 2 sequence(s) in flight; a token crosses the 2 stages in turn",)
     assert r.prefill_s == pytest.approx(2 * max(4096 * L8_PREFILL_FLOPS_TOKEN / 2 / (0.4 * H100_BF16),
-                                                L8_W / 2 / H100_BW) + (lat + 4096 * ACT / link), rel=REL)
+                                                l8_read(4096) / 2 / H100_BW) + (lat + 4096 * ACT / link), rel=REL)
     one = llm.serve(l8, "h100-sxm", pp=2, batch=4, microbatches=1, link_bandwidth=link, allreduce_latency_s=lat)
-    stage1 = (L8_W / 2 + 4 * kv_seq) / H100_BW
+    stage1 = (l8_read(4) / 2 + 4 * kv_seq) / H100_BW
     hop1 = lat + 4 * ACT / link
     assert one.decode.microbatch == 4 and one.decode.step_s == pytest.approx(2 * stage1 + hop1, rel=REL)
     # pp=1 with 2 micro-batches: the device reads the weights twice per step
     flat = llm.serve(l8, "h100-sxm", batch=4, microbatches=2)
-    assert flat.decode.step_s == pytest.approx(2 * (L8_W + 2 * 4096 * L8_KV_TOKEN) / H100_BW, rel=REL)
+    assert flat.decode.step_s == pytest.approx(2 * (l8_read(2) + 2 * 4096 * L8_KV_TOKEN) / H100_BW, rel=REL)
     assert flat.decode.hop_s == 0
     small = llm.serve(l8, "h100-sxm", pp=4, batch=2)
     assert small.microbatches == 2                              # min(pp=4, batch=2)
@@ -272,27 +320,30 @@ def test_405b_tp8_pp2_two_microbatches_by_hand():
     # weights per GPU 405,853,388,800 x 2 B / 16 = 50,731,673,600; KV of one sequence per GPU
     # 4096 x (2 x 126 layers x 8 kv heads x 128 x 2 B = 516,096) / 16 = 132,120,576
     assert r.memory.weights == 50_731_673_600 and r.memory.kv_cache == 16 * 132_120_576
-    # one stage, one micro-batch: (50,731,673,600 + 8 x 132,120,576) B / 3.35e12 = 15.459 ms of reads
+    # one stage, one micro-batch reads its weights without its share of the input embedding (128,256 x 16,384
+    # x 2 B / 16 = 262,668,288) but with 8 rows (8 x 32,768 / 16 = 16,384): 50,469,021,696 B, and 8 KV caches:
+    # (50,469,021,696 + 8 x 132,120,576) B / 3.35e12 = 15.381 ms of reads
     # (compute 8 x 845.5e9 FLOP / 16 / 989.4e12 = 0.43 ms is below it), plus 63 layers x 2 all-reduces of
     # 8 x 16384 x 2 B = 262,144 B: 19.19 us + 2 x 7/8 x 262,144 / 450e9 = 20.209 us each -> 2.546 ms
-    reads = (50_731_673_600 + 8 * 132_120_576) / 3.35e12
+    reads = (50_469_021_696 + 8 * 132_120_576) / 3.35e12
     allreduces = 126 * (19.19e-6 + 1.75 * 262_144 / 450e9)
     assert r.decode.stage_s == pytest.approx(reads + allreduces, rel=1e-12)
-    assert r.decode.stage_s == pytest.approx(18.006e-3, abs=1e-6)
-    # a token crosses both stages and one hop (19.19 us + 262,144 B / 450e9): 36.03 ms, 27.8 tok/s per request;
-    # the two micro-batches keep both stages busy: 16 sequences per 36.03 ms = 444 tok/s for the replica
+    assert r.decode.stage_s == pytest.approx(17.927e-3, abs=1e-6)
+    # a token crosses both stages and one hop (19.19 us + 262,144 B / 450e9): 35.87 ms, 27.9 tok/s per request;
+    # the two micro-batches keep both stages busy: 16 sequences per 35.87 ms = 446 tok/s for the replica
     hop = 19.19e-6 + 262_144 / 450e9
     assert r.decode.hop_s == pytest.approx(hop)
     assert r.decode.step_s == pytest.approx(2 * r.decode.stage_s + hop, rel=1e-12)
-    assert r.decode_tokens_per_s_per_request == pytest.approx(27.75, abs=0.01)
+    assert r.decode_tokens_per_s_per_request == pytest.approx(27.88, abs=0.01)
     assert r.decode_tokens_per_s_total == pytest.approx(16 / (2 * r.decode.stage_s + hop))
     # one batch of 16 in flight instead: each stage reads its weights once for all 16, but the stages take
-    # turns: 2 x ((50,731,673,600 + 16 x 132,120,576) / 3.35e12 + 126 x (19.19 us + 1.75 x 524,288 / 450e9))
+    # turns: 2 x ((50,469,038,080 + 16 x 132,120,576) / 3.35e12 + 126 x (19.19 us + 1.75 x 524,288 / 450e9))
+    # (16 embedding rows: 50,731,673,600 - 262,668,288 + 16 x 2,048)
     one = serve(m, "h100-sxm", tp=8, pp=2, batch=16, microbatches=1, **LINK)
-    stage1 = (50_731_673_600 + 16 * 132_120_576) / 3.35e12 + 126 * (19.19e-6 + 1.75 * 524_288 / 450e9)
+    stage1 = (50_469_038_080 + 16 * 132_120_576) / 3.35e12 + 126 * (19.19e-6 + 1.75 * 524_288 / 450e9)
     assert one.decode.step_s == pytest.approx(2 * stage1 + 19.19e-6 + 524_288 / 450e9, rel=1e-12)
     # weight reads dominate, so the micro-batches gain only 2.5 % here, far from the 2x ceiling
-    assert r.decode_tokens_per_s_total / one.decode_tokens_per_s_total == pytest.approx(1.0247, abs=1e-3)
+    assert r.decode_tokens_per_s_total / one.decode_tokens_per_s_total == pytest.approx(1.0250, abs=1e-3)
 
 
 def test_microbatches_approach_pp_times_when_the_kv_cache_dominates():
@@ -302,9 +353,10 @@ def test_microbatches_approach_pp_times_when_the_kv_cache_dominates():
     # per GPU: weights 16,060,522,496 / 2; KV of one sequence 32768 x 131,072 / 2 = 2,147,483,648
     # a stage reads 8.03e9 + 16 x 2.147e9 = 42.39e9 B (two micro-batches) instead of 8.03e9 + 32 x 2.147e9 = 76.75e9
     # (TP 1: no all-reduces); each token period is 2 stages + one hop of n x 8192 B after 19.19 us
-    w, kv = 16_060_522_496 / 2, 2_147_483_648
-    ratio = (2 * (w + 32 * kv) / 3.35e12 + 19.19e-6 + 32 * 8192 / 450e9) / (
-        2 * (w + 16 * kv) / 3.35e12 + 19.19e-6 + 16 * 8192 / 450e9)
+    # (weights read: 15,009,849,344 + 8,192 per token in the micro-batch, halved per stage)
+    kv = 2_147_483_648
+    ratio = (2 * (l8_read(32) / 2 + 32 * kv) / 3.35e12 + 19.19e-6 + 32 * 8192 / 450e9) / (
+        2 * (l8_read(16) / 2 + 16 * kv) / 3.35e12 + 19.19e-6 + 16 * 8192 / 450e9)
     assert two.decode_tokens_per_s_total / one.decode_tokens_per_s_total == pytest.approx(ratio, rel=1e-9)
     assert 1.7 < ratio < 2   # close to pp = 2 times
     # more micro-batches than stages: the stage is the bottleneck, the period is microbatches x stage
@@ -340,7 +392,9 @@ def test_serve_moe_expert_parallel(mixtral):
     assert r.decode.allreduce_s == 0
     # 4 tokens touch 8 (1 - (1 - 2/8)^4) = 5.46875 experts per layer
     assert r.notes == ("MoE: a step over 4 token(s) touches 5.47 of 8 experts per layer (uniform routing)",)
-    read = 2 * shared + 5.46875 * 176_160_768 * 32 * 2 / 2 + 2 * kv_seq
+    # shared read: 2 x 1,605,636,096 less the 32,000 x 4,096 input embedding (262,144,000 B) plus the group's
+    # 2 rows (16,384 B) = 2,949,144,576 B
+    read = 2_949_144_576 + 5.46875 * 176_160_768 * 32 * 2 / 2 + 2 * kv_seq
     assert r.decode.stage_s == pytest.approx(read / H100_BW + 32 * 2 * (lat_a2a + 16384 / link), rel=1e-9)
     # all-to-all latency defaults to the all-reduce latency
     d = llm.serve(mixtral, "h100-sxm", ep=2, batch=4, link_bandwidth=link, allreduce_latency_s=lat)
@@ -359,13 +413,14 @@ def test_mixtral_on_two_h100_with_ep2_by_hand():
     assert r.memory.weights == 48_308_428_800
     # the request lives on one GPU: its KV 4096 x 131,072 = 536,870,912 B there
     assert r.memory.kv_cache == 536_870_912
-    # batch 1 reads the shared 3,211,272,192 B, its 2 routed experts x 32 layers x 176,160,768 x 2 B / 2 GPUs
-    # = 11,274,289,152 B, and its KV: 15,022,432,256 B / 3.35e12 = 4.484 ms; each of 32 layers dispatches and
+    # batch 1 reads the shared 3,211,272,192 B less the input embedding (262,144,000 B) plus one row (8,192 B),
+    # its 2 routed experts x 32 layers x 176,160,768 x 2 B / 2 GPUs = 11,274,289,152 B, and its KV:
+    # 14,760,296,448 B / 3.35e12 = 4.406 ms; each of 32 layers dispatches and
     # combines 2 copies x 1/2 off-GPU x 8192 B = 8192 B: 64 x (19.19 us + 8192 / 450e9) = 1.229 ms
     a2a = 64 * (19.19e-6 + 8192 / 450e9)
     assert r.decode.alltoall_s == pytest.approx(a2a) and r.decode.allreduce_s == 0
-    assert r.decode.step_s == pytest.approx(15_022_432_256 / 3.35e12 + a2a, rel=1e-12)
-    assert r.decode_tokens_per_s_per_request == pytest.approx(175.0, abs=0.1)   # TP 2 gives 194 at batch 1
+    assert r.decode.step_s == pytest.approx(14_760_296_448 / 3.35e12 + a2a, rel=1e-12)
+    assert r.decode_tokens_per_s_per_request == pytest.approx(177.5, abs=0.1)
     # capacity: 2 groups x floor((0.9 x 85,899,345,920 - 48,308,428,800) / 536,870,912) = 2 x 54
     assert r.max_batch == 108
     # batch 8: 4 sequences on each GPU (KV 4 x 536,870,912). On a made-up device with a 10 TFLOP/s peak and
@@ -403,8 +458,9 @@ def test_moe_batch_reads_more_experts():
     one = serve(m, "h100-sxm", tp=2, batch=1)
     big = serve(m, "h100-sxm", tp=2, batch=64)
     assert one.decode.step_s < big.decode.step_s
-    # batch 64 touches ~all 8 experts: the weight read approaches the full 46.7B x 2 B
-    assert m.weights_read_per_step(64, 2) == pytest.approx(m.weights_bytes(2), rel=1e-6)
+    # batch 64 touches ~all 8 experts: the weight read approaches the full 46.7B x 2 B = 93,405,585,408 B, less
+    # the input embedding (262,144,000 B) plus 64 rows of 8,192 B: 93,143,965,696 B
+    assert m.weights_read_per_step(64, 2) == pytest.approx(93_143_965_696, rel=1e-6)
 
 
 def test_ep_is_checked_and_layouts_take_it():
@@ -500,8 +556,9 @@ def test_unknown_precision_is_refused_and_a_missing_one_is_noted():
     import pytest
     from xpucalc import llm
     m = llm.models.get("llama-3-8b")
-    with pytest.raises(ValueError, match=r"^precision 'fp4' is not a precision of the catalog"):
-        llm.serve(m, "h100-sxm", precision="fp4")
+    # FP4 is a catalog precision now (Blackwell); an unknown one is a made-up name
+    with pytest.raises(ValueError, match=r"^precision 'fp3' is not a precision of the catalog"):
+        llm.serve(m, "h100-sxm", precision="fp3")
     r = llm.serve(m, "a100-80gb", precision="fp8")
     assert any("no published dense 'fp8'" in n or "no published dense fp8" in n for n in r.notes)
     with pytest.raises(ValueError, match=r"^link_bandwidth=900 looks like GB/s"):

@@ -13,6 +13,8 @@ The model layer:
 
 - ``xpucalc.llm.model``: ``Model``, a Llama/Mistral/Mixtral decoder built from its ``config.json``;
 - ``xpucalc.llm.models``: the catalog of well-known configs (``models.get("llama-3-70b")``);
+- ``xpucalc.llm.quant``: weight-quantization methods (bits, group metadata, what stays in 16-bit), a ``Model``'s
+  quantized size;
 - ``xpucalc.llm.hardware``: ``Hardware``, one device's capacity, bandwidth, dense peak and links;
 - ``xpucalc.llm.serve``: ``serve``, a layout- and memory-aware serving estimate (the module is ``llm.serving``);
 - ``xpucalc.llm.training``: training FLOPs and time of a ``Model`` with the attention term, implied MFU of
@@ -24,13 +26,13 @@ SI units throughout: bytes, FLOP, seconds, bytes/s, FLOP/s; parameter counts are
 """
 from __future__ import annotations
 
-from . import hardware, models, training
+from . import hardware, models, quant, training
 from . import serving
 from .comm import (allreduce_time_s, allreduce_traffic_bytes, alltoall_time_s, fsdp_traffic_bytes,
                    tp_activation_bytes_per_forward)
 from .compute import (CHINCHILLA_TOKENS_PER_PARAM, attention_flops_per_token, attention_ratio, chinchilla_tokens,
-                      forward_flops_per_token, inference_flops, mfu, mfu_from_device_hours, train_flops,
-                      train_flops_per_token, train_time_s)
+                      forward_flops_per_token, inference_flops, lora_train_flops_per_token, mfu,
+                      mfu_from_device_hours, train_flops, train_flops_per_token, train_time_s)
 from .footprint import (ADAMW_MIXED_BYTES_PER_PARAM, NF4_DOUBLE_QUANT_BITS, activation_bytes, devices_needed,
                         finetune_memory_breakdown, float_format, full_finetune_vram_bytes, inference_vram_bytes,
                         kv_cache_bytes, lora_adapter_params, lora_vram_bytes, quantized_weights_bytes,
@@ -45,7 +47,7 @@ from .serving import ServeEstimate, layouts, serve
 __all__ = [
     # compute
     "CHINCHILLA_TOKENS_PER_PARAM", "attention_flops_per_token", "attention_ratio", "chinchilla_tokens",
-    "forward_flops_per_token", "inference_flops", "mfu", "mfu_from_device_hours", "train_flops",
+    "forward_flops_per_token", "inference_flops", "lora_train_flops_per_token", "mfu", "mfu_from_device_hours", "train_flops",
     "train_flops_per_token", "train_time_s",
     # footprint
     "ADAMW_MIXED_BYTES_PER_PARAM", "NF4_DOUBLE_QUANT_BITS", "activation_bytes", "devices_needed",
@@ -61,5 +63,5 @@ __all__ = [
     "allreduce_time_s", "allreduce_traffic_bytes", "alltoall_time_s", "fsdp_traffic_bytes",
     "tp_activation_bytes_per_forward",
     # the model layer
-    "Model", "ServeEstimate", "hardware", "layouts", "models", "serve", "serving", "training",
+    "Model", "ServeEstimate", "hardware", "layouts", "models", "quant", "serve", "serving", "training",
 ]

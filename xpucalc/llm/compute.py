@@ -22,6 +22,29 @@ def train_flops_per_token(n_params: float) -> float:
     return 6.0 * positive(n_params, "n_params")
 
 
+def lora_train_flops_per_token(n_params: float, trainable_params: float, recompute: bool = False) -> float:
+    """Training FLOP per token of LoRA / QLoRA: frozen weights get no weight gradient.
+
+    Forward 2N (base) + 2T (adapters); backward: activation gradients through every layer, 2N + 2T,
+    and weight gradients only for the adapters, 2T. Full 6N training adds a 2N weight-gradient
+    term that frozen weights skip, so LoRA is about 4N + 6T, two thirds of 6N. Full activation
+    recomputation (gradient checkpointing) runs the forward again: + 2N + 2T, back to about 6N.
+    QLoRA's dequantization of the 4-bit weights is extra work that is not counted in FLOP.
+
+    Args:
+        n_params: parameters of the frozen base model N (count).
+        trainable_params: adapter parameters T (count), see ``xpucalc.llm.lora_adapter_params``.
+        recompute: full activation recomputation.
+    """
+    n = positive(n_params, "n_params")
+    t = positive(trainable_params, "trainable_params")
+    if t >= n:
+        raise ValueError(f"trainable_params ({t:g}) must be smaller than n_params ({n:g}); for full training "
+                         "use train_flops_per_token")
+    flops = 4.0 * n + 6.0 * t
+    return flops + (2.0 * n + 2.0 * t if check_bool(recompute, "recompute") else 0.0)
+
+
 def train_flops(n_params: float, tokens: float) -> float:
     """Total training FLOP, 6 N T."""
     return train_flops_per_token(n_params) * positive(tokens, "tokens")
@@ -105,5 +128,5 @@ def mfu_from_device_hours(n_params: float, tokens: float, device_hours: float, p
 
 
 __all__ = ["CHINCHILLA_TOKENS_PER_PARAM", "attention_flops_per_token", "attention_ratio", "chinchilla_tokens",
-           "forward_flops_per_token", "inference_flops", "mfu", "mfu_from_device_hours", "train_flops",
+           "forward_flops_per_token", "inference_flops", "lora_train_flops_per_token", "mfu", "mfu_from_device_hours", "train_flops",
            "train_flops_per_token", "train_time_s"]

@@ -192,7 +192,7 @@ def activation_bytes(layers: int, hidden: int, heads: int, seq_len: int, batch: 
 
 
 def finetune_memory_breakdown(method: str, n_params: float, activations: float = 0.0,
-                              trainable_params: float | None = None) -> dict[str, float]:
+                              trainable_params: float | None = None, kept_16bit_params: float = 0.0) -> dict[str, float]:
     """Memory of one fine-tuning method split into parts, bytes (for a stacked bar).
 
     Args:
@@ -201,6 +201,9 @@ def finetune_memory_breakdown(method: str, n_params: float, activations: float =
         n_params: parameters of the base model (count).
         activations: activation memory, bytes (see :func:`activation_bytes`); an assumption of the caller.
         trainable_params: adapter parameters for lora/qlora (count), see :func:`lora_adapter_params`.
+        kept_16bit_params: for qlora, base parameters bitsandbytes leaves in 16-bit (count): the token
+            embedding (an ``nn.Embedding``, never converted) and the output head (``lm_head``, skipped);
+            ``Model.n_embedding_head_params``. Ignored by full and lora, which hold everything in 16-bit.
 
     Returns:
         dict of part name -> bytes (English keys: ``weights``, ``gradients``, ``adam_m``, ``adam_v``,
@@ -216,7 +219,10 @@ def finetune_memory_breakdown(method: str, n_params: float, activations: float =
         t = positive(trainable_params, "trainable_params")
         if t >= n:
             raise ValueError(f"trainable_params ({t:g}) must be smaller than n_params ({n:g})")
-        base = 2.0 * n if method == "lora" else n * NF4_DOUBLE_QUANT_BITS / 8.0
+        keep = non_negative(kept_16bit_params, "kept_16bit_params")
+        if keep >= n:
+            raise ValueError(f"kept_16bit_params ({keep:g}) must be smaller than n_params ({n:g})")
+        base = 2.0 * n if method == "lora" else (n - keep) * NF4_DOUBLE_QUANT_BITS / 8.0 + 2.0 * keep
         parts = {"base_weights": base, "adapter_state": ADAMW_MIXED_BYTES_PER_PARAM * t}
     else:
         raise ValueError(f"method must be 'full', 'lora' or 'qlora', got {method!r}")

@@ -27,7 +27,7 @@ from ..units import fmt_bytes, fmt_num, fmt_si, fmt_time
 from . import Model, offload, parallelism
 from .hardware import Hardware, MissingFigureError, resolve as resolve_device
 from .parallelism import Plan
-from .serving import ALLREDUCE_LATENCY_S, GPU_MEMORY_UTILIZATION, ServeEstimate, layouts, serve
+from .serving import GPU_MEMORY_UTILIZATION, ServeEstimate, layouts, serve
 
 from .memo_inputs import GOALS, PRECISION_NAMES, PRIORITIES, MemoInputError, WorkloadInputs, resolve_model
 
@@ -186,6 +186,15 @@ def _serve_layout(inp: WorkloadInputs, m: Model, dev: str | Hardware, **kw) -> t
     return serve(m, dev, tp=t, pp=g // t, dp=1, **kw), "들어가는 구성이 없어 메모리가 가장 넓은 구성"
 
 
+def _latency_words(key: str | None) -> str:
+    """Where the per-message all-reduce cost came from, in Korean (a third party's report is 문서 확인)."""
+    if key is None:
+        return "직접 입력"
+    if key.startswith("pcie"):
+        return "PCIe에서 NCCL, RTX 4090 8장 nccl-tests 보고값(문서 확인)"
+    return "NVLink에서 서빙 엔진의 one-shot all-reduce, H100 보고값(문서 확인)"
+
+
 def _serving_rows(inp: WorkloadInputs, hw: Hardware, rep: MemoReport) -> None:
     """Rows of a serving memo for a known architecture (xpucalc.llm.serve)."""
     m = resolve_model(inp.model)
@@ -198,6 +207,7 @@ def _serving_rows(inp: WorkloadInputs, hw: Hardware, rep: MemoReport) -> None:
                                        "계산합니다. NVLink 없이 PCIe로 연결되어 있으면 nvlink=False로 적으세요.")
     if not inp.nvlink and has_nvlink:
         kw["link_bandwidth"] = hw.host_link_bandwidth   # nvlink=False: the GPUs talk over the PCIe host link
+        kw["interconnect"] = "pcie"                        # and pay NCCL's per-message cost over PCIe
     r, why = _serve_layout(inp, m, dev, **kw)
     mem, dec = r.memory, r.decode
     rep.serving, rep.fits = r, r.fits
@@ -221,7 +231,7 @@ def _serving_rows(inp: WorkloadInputs, hw: Hardware, rep: MemoReport) -> None:
                      + (f", 파이프라인에 마이크로배치 {r.microbatches}개" if r.pp > 1 else "") + ")", COMPUTED))
     if r.tp > 1:
         rep.rows.append(("TP all-reduce (decode 한 단계)", f"{fmt_time(dec.allreduce_s)} (레이어당 2회, 1회 고정비 "
-                         f"{fmt_time(ALLREDUCE_LATENCY_S)}: 8×H100 NVLink에서 잰 제3자 측정값)", COMPUTED))
+                         f"{fmt_time(r.allreduce_latency_s)}: {_latency_words(r.latency_key)})", COMPUTED))
     if r.prefill_s is None:
         rep.rows.append((f"prefill {inp.seq_len:,} 토큰", "계산하지 않음: 이 장치는 dense 피크가 공개되지 않았습니다", "미공개"))
     else:

@@ -38,6 +38,17 @@ def _optional_int_key(config: Mapping[str, Any], key: str, default: int) -> int:
     return int(value)
 
 
+def embedding_bytes_for(weight_bytes: float, embedding_bytes: float | None = None) -> float:
+    """Bytes per embedding/head parameter: ``embedding_bytes`` if given, else 16-bit under quantized blocks.
+
+    None means ``max(weight_bytes, 2)``: weight quantizers (bitsandbytes, GPTQ, AWQ, FP8 exports) keep the
+    embedding and the output head in 16-bit, and an FP32 model keeps them in FP32.
+    """
+    if embedding_bytes is not None:
+        return positive(embedding_bytes, "embedding_bytes")
+    return max(positive(weight_bytes, "weight_bytes"), 2.0)
+
+
 @dataclass(frozen=True)
 class Model:
     """Shapes of a Llama-style decoder (all counts, no units).
@@ -149,6 +160,11 @@ class Model:
         return 0 if self.tie_word_embeddings else self.vocab_size * self.hidden_size
 
     @property
+    def n_embedding_head_params(self) -> int:
+        """Input embedding plus the output head (one matrix when tied): what weight quantizers keep in 16-bit."""
+        return self.embedding_params + self.head_params
+
+    @property
     def attention_params_per_layer(self) -> int:
         """q, k, v, o projections (+ biases): d(q + 2kv) + q d."""
         d = self.hidden_size
@@ -200,9 +216,33 @@ class Model:
         return self.n_params - self.n_expert_params
 
     # --- memory -----------------------------------------------------------------------
-    def weights_bytes(self, weight_bytes: float = 2.0) -> float:
-        """Bytes of all weights at ``weight_bytes`` per parameter (2 BF16, 1 FP8, 0.5 INT4)."""
-        return self.n_params * positive(weight_bytes, "weight_bytes")
+    def weights_bytes(self, weight_bytes: float = 2.0, embedding_bytes: float | None = None) -> float:
+        """Bytes of all weights: the embedding and head at ``embedding_bytes``, the rest at ``weight_bytes``.
+
+        Args:
+            weight_bytes: bytes per weight of the blocks (2 BF16, 1 FP8, 0.5 INT4; add the group
+                metadata, e.g. 0.5 + 2.5 / 128 for AWQ, to count it).
+            embedding_bytes: bytes per parameter of the embedding and the output head; None keeps them
+                in 16-bit when the blocks are quantized (``max(weight_bytes, 2)``), as bitsandbytes,
+                GPTQ, AWQ and FP8 exports do (see ``xpucalc.llm.quant``).
+        """
+        wb = positive(weight_bytes, "weight_bytes")
+        eh = self.n_embedding_head_params
+        return (self.n_params - eh) * wb + eh * embedding_bytes_for(wb, embedding_bytes)
+
+    def embedding_head_read_bytes(self, tokens: int, embedding_bytes: float = 2.0) -> float:
+        """Embedding and head bytes one forward step over ``tokens`` tokens reads, bytes.
+
+        The head multiplies every token by the whole V x d matrix; the embedding is a lookup that
+        reads one row per token (at most V rows). With tied embeddings the one matrix is read whole
+        by the head, and the lookup adds nothing new.
+        """
+        t = positive_int(tokens, "tokens")
+        eb = positive(embedding_bytes, "embedding_bytes")
+        head = self.vocab_size * self.hidden_size * eb
+        if self.tie_word_embeddings:
+            return head
+        return head + min(t, self.vocab_size) * self.hidden_size * eb
 
     def kv_bytes_per_token(self, kv_dtype_bytes: float = 2.0) -> float:
         """KV cache of one token, bytes: 2 (K and V) x layers x kv_heads x head_dim x bytes."""
@@ -221,17 +261,20 @@ class Model:
         e, k = self.num_experts, self.experts_per_token
         return e * (1.0 - (1.0 - k / e) ** b)
 
-    def weights_read_per_step(self, tokens: int, weight_bytes: float = 2.0) -> float:
+    def weights_read_per_step(self, tokens: int, weight_bytes: float = 2.0,
+                              embedding_bytes: float | None = None) -> float:
         """Weight bytes one forward step over ``tokens`` tokens must read (decode: tokens = batch).
 
-        Shared parameters once, plus the expected distinct experts per layer. For a
-        dense model this is all weights.
+        The blocks' shared parameters once, the expected distinct experts per layer, the whole output
+        head, and one embedding row per token (not the whole input embedding: a lookup reads only its
+        rows). ``embedding_bytes`` as in :meth:`weights_bytes`.
         """
         per = positive(weight_bytes, "weight_bytes")
-        if not self.is_moe:
-            return self.n_params * per
-        experts = self.expected_experts_touched(tokens) * self.expert_params * self.num_layers
-        return (self.n_shared_params + experts) * per
+        b = positive_int(tokens, "tokens")
+        eb = embedding_bytes_for(per, embedding_bytes)
+        body = (self.n_shared_params - self.n_embedding_head_params) * per
+        experts = self.expected_experts_touched(b) * self.expert_params * self.num_layers if self.is_moe else 0.0
+        return body + experts * per + self.embedding_head_read_bytes(b, eb)
 
     # --- FLOPs ------------------------------------------------------------------------
     def attention_flops_per_token(self, context: float, training: bool = False) -> float:
@@ -278,4 +321,4 @@ class Model:
         return cfg
 
 
-__all__ = ["Model", "SUPPORTED_MODEL_TYPES"]
+__all__ = ["Model", "SUPPORTED_MODEL_TYPES", "embedding_bytes_for"]

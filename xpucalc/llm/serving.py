@@ -23,7 +23,7 @@ from ..catalog.store import Catalog
 from ..core.device import Device
 from . import comm
 from .hardware import Hardware, resolve
-from .model import Model
+from .model import Model, embedding_bytes_for
 
 #: Share of a device's memory the serving engine may fill: vLLM's default ``gpu_memory_utilization``
 #: (0.9; https://docs.vllm.ai/en/latest/configuration/engine_args.html). The other 10 % is the
@@ -35,7 +35,11 @@ LATENCIES = Catalog("collective_latency.json", "allreduce_latency", "all-reduce 
 
 
 def allreduce_latency_figure(key: str = "nvlink-8xh100") -> dict:
-    """The catalog figure for the fixed cost of one small all-reduce (``collective_latency.json``).
+    """A catalog figure for the fixed cost of one small all-reduce (``collective_latency.json``).
+
+    Keys: ``nvlink-8xh100`` (NCCL called eagerly through torch.distributed, 8 H100), ``nvlink-h100-custom-tp2``
+    / ``-tp4`` / ``-tp8`` (the one-shot custom all-reduce of vLLM on H100) and ``pcie-8x4090-nccl`` (NCCL over
+    PCIe without P2P, 8 RTX 4090); all third-party reports (문서 확인 of the named report).
 
     A dict with ``value`` (seconds), ``unit``, ``as_published``, ``conditions``, ``source``,
     ``checked`` and ``evidence``; the source's title and URL are under ``source_title`` / ``source_url``.
@@ -46,10 +50,38 @@ def allreduce_latency_figure(key: str = "nvlink-8xh100") -> dict:
     return {**figure, "source_title": src.title, "source_url": src.url}
 
 
-#: Fixed cost of one small all-reduce inside an NVLink node, seconds: 19.19 us for 128 B over 8 H100s
-#: (a third-party measurement, see :func:`allreduce_latency_figure` for its source and conditions).
-#: Measure your own with ``nccl-tests all_reduce_perf -b 8 -e 1M -g <tp>`` (the time column at small sizes).
+#: Fixed cost of one small NCCL all-reduce called eagerly inside an NVLink node, seconds: 19.19 us for 128 B over
+#: 8 H100s (a third-party report, see :func:`allreduce_latency_figure`): the upper end for NVLink. Serving
+#: engines use ``allreduce_latency_s`` instead. Measure your own with
+#: ``nccl-tests all_reduce_perf -b 8 -e 1M -g <tp>`` (the time column at small sizes).
 ALLREDUCE_LATENCY_S = float(allreduce_latency_figure()["value"])
+
+#: Interconnect kinds ``allreduce_latency_s`` knows.
+INTERCONNECTS = ("nvlink", "pcie")
+
+
+def allreduce_latency_key(interconnect: str, tp: int) -> str:
+    """Catalog key of the per-message all-reduce cost a serving engine sees on ``interconnect`` at TP ``tp``.
+
+    NVLink: the one-shot custom all-reduce vLLM, SGLang and TensorRT-LLM run for decode-sized messages
+    (H100 figures for TP 2, 4 and 8; other degrees take the next larger one, TP > 8 the TP-8 figure).
+    PCIe: NCCL, which engines fall back to where GPU peer-to-peer is not available (consumer cards).
+    """
+    if interconnect not in INTERCONNECTS:
+        raise ValueError(f"interconnect must be one of {', '.join(INTERCONNECTS)}, got {interconnect!r}")
+    t = positive_int(tp, "tp")
+    if interconnect == "pcie":
+        return "pcie-8x4090-nccl"
+    return f"nvlink-h100-custom-tp{next((d for d in (2, 4, 8) if t <= d), 8)}"
+
+
+def allreduce_latency_s(interconnect: str, tp: int) -> float:
+    """Fixed cost of one small all-reduce, seconds, for ``interconnect`` (``"nvlink"`` or ``"pcie"``) at TP ``tp``.
+
+    See :func:`allreduce_latency_key`; e.g. 11.8 us for NVLink at TP 8, 42.14 us over PCIe (문서 확인 of
+    third-party reports). One rank moves nothing, but the figure is returned for any ``tp >= 1``.
+    """
+    return float(allreduce_latency_figure(allreduce_latency_key(interconnect, tp))["value"])
 
 #: Bytes of one activation element sent by the all-reduces, all-to-alls and stage-to-stage hops (BF16).
 ACTIVATION_BYTES = 2.0
@@ -129,6 +161,9 @@ class Prefill:
 class ServeEstimate:
     """What :func:`serve` returns: the layout it was given, then ``memory``, ``decode`` and ``prefill``.
 
+    ``embedding_bytes`` is the bytes per embedding/head parameter used; ``allreduce_latency_s`` the fixed cost
+    per all-reduce and ``latency_key`` its catalog key (None when the caller gave the latency).
+
     The five figures most callers want are also properties: ``fits``, ``max_batch``,
     ``decode_tokens_per_s_per_request``, ``decode_tokens_per_s_total`` and ``prefill_s``.
     """
@@ -148,6 +183,9 @@ class ServeEstimate:
     decode: Decode
     prefill: Prefill
     notes: tuple[str, ...] = field(default_factory=tuple)
+    embedding_bytes: float = 2.0
+    allreduce_latency_s: float = 0.0
+    latency_key: str | None = None
 
     @property
     def n_devices(self) -> int:
@@ -214,8 +252,9 @@ def serve(model: Model, device: str | Device | Hardware, *, tp: int = 1, pp: int
           context: int = 4096, weight_bytes: float = 2.0, kv_bytes: float = 2.0,
           memory_utilization: float = GPU_MEMORY_UTILIZATION, precision: str | None = None,
           prefill_mfu: float = 0.4, link_bandwidth: float | None = None,
-          allreduce_latency_s: float = ALLREDUCE_LATENCY_S, ep: int = 1, microbatches: int | None = None,
-          alltoall_latency_s: float | None = None) -> ServeEstimate:
+          allreduce_latency_s: float | None = None, ep: int = 1, microbatches: int | None = None,
+          alltoall_latency_s: float | None = None, embedding_bytes: float | None = None,
+          interconnect: str | None = None) -> ServeEstimate:
     """Roofline serving estimate of ``model`` on ``tp x pp x ep x dp`` devices of one kind.
 
     A replica has ``tp x pp x ep`` devices. Pipeline: the batch splits into ``microbatches``
@@ -242,7 +281,8 @@ def serve(model: Model, device: str | Device | Hardware, *, tp: int = 1, pp: int
         dp: data-parallel replicas (more requests at once, not a faster request).
         batch: sequences decoded together on one replica.
         context: tokens per sequence (prompt + output); the KV cache is sized for all of them.
-        weight_bytes: bytes per weight (2 BF16, 1 FP8/INT8, 0.5 INT4).
+        weight_bytes: bytes per weight of the blocks (2 BF16, 1 FP8/INT8, 0.5 INT4; add group metadata, e.g.
+            ``xpucalc.llm.quant.get("awq").bytes_per_weight``, to count it).
         kv_bytes: bytes per KV-cache element (2 BF16, 1 FP8).
         memory_utilization: share of each device's capacity the engine may use (0.9 = vLLM's
             default); the rest is the stated reserve for the CUDA context, activations and fragmentation.
@@ -250,13 +290,19 @@ def serve(model: Model, device: str | Device | Hardware, *, tp: int = 1, pp: int
         prefill_mfu: share of the dense peak prefill reaches, a fraction in (0, 1].
         link_bandwidth: one-way device-to-device bandwidth, bytes/s (default: the catalog's NVLink,
             else its PCIe host link).
-        allreduce_latency_s: fixed cost per all-reduce and per stage-to-stage send, seconds
-            (see ``ALLREDUCE_LATENCY_S``).
+        allreduce_latency_s: fixed cost per all-reduce and per stage-to-stage send, seconds; None picks
+            ``serving.allreduce_latency_s`` for the device's own link (NVLink: an engine's one-shot custom
+            all-reduce at this TP degree; PCIe: NCCL), 0 gives the bandwidth-only bound.
         ep: expert-parallel degree, 1 for dense models; must divide the experts per layer.
         microbatches: micro-batches in flight on the pipeline, 1 to ``batch`` (default: ``pp``, or
             ``batch`` when it is smaller).
         alltoall_latency_s: fixed cost per all-to-all, seconds (default: ``allreduce_latency_s``, an
             assumption: the catalog has no all-to-all figure).
+        embedding_bytes: bytes per parameter of the embedding and the output head; None keeps them in
+            16-bit under quantized weights (``max(weight_bytes, 2)``, as bitsandbytes, GPTQ, AWQ and FP8 do).
+            Decode reads the whole head but only one embedding row per token.
+        interconnect: ``"nvlink"`` or ``"pcie"``, the link whose per-message cost the default
+            ``allreduce_latency_s`` takes; None: the device's own link (NVLink if the catalog lists it).
 
     Returns:
         a :class:`ServeEstimate`; ``prefill_s`` is None when the device has no published peak.
@@ -278,7 +324,18 @@ def serve(model: Model, device: str | Device | Hardware, *, tp: int = 1, pp: int
     mfu = fraction(prefill_mfu, "prefill_mfu")
     hw = resolve(device, precision, wb)
     link = device_figure(link_bandwidth, "link_bandwidth", "bytes/s") if link_bandwidth is not None else hw.link_bandwidth
-    lat = non_negative(allreduce_latency_s, "allreduce_latency_s")
+    eb = embedding_bytes_for(wb, embedding_bytes)
+    if interconnect is not None and interconnect not in INTERCONNECTS:
+        raise ValueError(f"interconnect must be one of {', '.join(INTERCONNECTS)} (or None for the device's own link), "
+                         f"got {interconnect!r}")
+    latency_key = None
+    if allreduce_latency_s is None:
+        own = "nvlink" if hw.link_label.startswith("NVLink") else "pcie"
+        kind = own if interconnect is None else interconnect
+        latency_key = allreduce_latency_key(kind, t)
+        lat = float(allreduce_latency_figure(latency_key)["value"])
+    else:
+        lat = non_negative(allreduce_latency_s, "allreduce_latency_s")
     lat_a2a = lat if alltoall_latency_s is None else non_negative(alltoall_latency_s, "alltoall_latency_s")
     shard = t * p
     act = model.hidden_size * ACTIVATION_BYTES          # one token's activation, bytes
@@ -304,7 +361,9 @@ def serve(model: Model, device: str | Device | Hardware, *, tp: int = 1, pp: int
 
     # memory of the busiest device: shared weights / (tp x pp), experts / (ep x tp x pp), KV of its group's sequences
     usable = hw.memory * util
-    w_dev = (model.n_shared_params * wb + model.n_expert_params * wb / e) / shard
+    eh = model.n_embedding_head_params
+    body = model.n_shared_params - eh               # attention, norms, router: read whole every step
+    w_dev = (body * wb + eh * eb + model.n_expert_params * wb / e) / shard
     kv_seq_dev = c * model.kv_bytes_per_token(kb) / shard
     kv_dev = math.ceil(b / e) * kv_seq_dev
     fits = w_dev + kv_dev <= usable
@@ -313,7 +372,7 @@ def serve(model: Model, device: str | Device | Hardware, *, tp: int = 1, pp: int
     # one stage, one micro-batch of n sequences (n / ep of them on each expert-parallel group)
     n = math.ceil(b / mb)
     here = math.ceil(n / e)
-    read = model.n_shared_params * wb / shard + expert_read(n) + here * kv_seq_dev
+    read = (body * wb + model.embedding_head_read_bytes(here, eb)) / shard + expert_read(n) + here * kv_seq_dev
     mem_t = read / hw.bandwidth
     flops = (here * (model.decode_flops_per_token(c) - expert_flops) + n * expert_flops / e) / shard
     comp_t = flops / hw.peak_flops if hw.peak_flops else 0.0
@@ -336,7 +395,7 @@ def serve(model: Model, device: str | Device | Hardware, *, tp: int = 1, pp: int
     pre_ar, pre_a2a = collectives(c, model.num_layers)
     if hw.peak_flops is not None:
         pre_flops = (c * (model.flops_per_token(c) - expert_flops) + c * expert_flops / e) / shard
-        pre_read = model.n_shared_params * wb / shard + expert_read(c)
+        pre_read = (body * wb + model.embedding_head_read_bytes(c, eb)) / shard + expert_read(c)
         stage_t = max(pre_flops / (hw.peak_flops * mfu), pre_read / hw.bandwidth)
         prefill = p * stage_t + pre_ar + pre_a2a + (p - 1) * comm.send_time_s(c * act, link, latency_s=lat)
     if not fits:
@@ -350,7 +409,7 @@ def serve(model: Model, device: str | Device | Hardware, *, tp: int = 1, pp: int
                       comm_s=p * (ar + a2a), hop_s=(p - 1) * hop, bound=bound, tokens_per_s_per_request=1.0 / step,
                       tokens_per_s_total=d * b / step),
         prefill=Prefill(time_s=prefill, comm_s=pre_ar + pre_a2a),
-        notes=tuple(notes))
+        notes=tuple(notes), embedding_bytes=eb, allreduce_latency_s=lat, latency_key=latency_key)
 
 
 def layouts(model: Model, device: str | Device | Hardware, n_devices: int, *, gpus_per_node: int = 8, batch: int = 1,
@@ -381,5 +440,6 @@ def layouts(model: Model, device: str | Device | Hardware, n_devices: int, *, gp
     return out
 
 
-__all__ = ["ACTIVATION_BYTES", "ALLREDUCE_LATENCY_S", "GPU_MEMORY_UTILIZATION", "LATENCIES", "Decode", "MemoryFit",
-           "Prefill", "ServeEstimate", "allreduce_latency_figure", "layouts", "serve"]
+__all__ = ["ACTIVATION_BYTES", "ALLREDUCE_LATENCY_S", "GPU_MEMORY_UTILIZATION", "INTERCONNECTS", "LATENCIES", "Decode",
+           "MemoryFit", "Prefill", "ServeEstimate", "allreduce_latency_figure", "allreduce_latency_key",
+           "allreduce_latency_s", "layouts", "serve"]

@@ -73,7 +73,8 @@ def finetune_memory(model: Model, method: str, seq_len: int = 2048, batch: int =
 
     Parts as :func:`xpucalc.llm.finetune_memory_breakdown`; activations by Korthikanti et al.
     for ``seq_len`` x ``batch`` (full: stored, standard attention; LoRA/QLoRA: full recomputation with
-    FlashAttention); the adapter is rank ``rank`` on every linear layer of every block.
+    FlashAttention); the adapter is rank ``rank`` on every linear layer of every block. QLoRA keeps the
+    embedding and the output head in 16-bit, as bitsandbytes does (``xpucalc.llm.quant.get("bnb-nf4")``).
     """
     if method not in ("full", "lora", "qlora"):
         raise ValueError(f"method must be 'full', 'lora' or 'qlora', got {method!r}")
@@ -81,7 +82,8 @@ def finetune_memory(model: Model, method: str, seq_len: int = 2048, batch: int =
     act = footprint.activation_bytes(model.num_layers, model.hidden_size, model.num_heads, seq_len, batch,
                                     recompute=light, flash_attention=light)
     adapter = footprint.lora_adapter_params(model.num_layers, lora_shapes(model), rank) if light else None
-    return footprint.finetune_memory_breakdown(method, model.n_params, act, adapter)
+    return footprint.finetune_memory_breakdown(method, model.n_params, act, adapter,
+                                               kept_16bit_params=model.n_embedding_head_params)
 
 
 def runs() -> list[dict[str, Any]]:
