@@ -77,7 +77,7 @@ def test_extra_lists_the_real_labels():
 
 
 def test_vocabulary():
-    assert devices.PRECISIONS == ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4")
+    assert devices.PRECISIONS == ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "fp4", "int8", "int4")
     assert devices.FIELDS == ("memory", "bandwidth", "tdp")
     assert devices.SPARSITY_READINGS == ("dense", "sparse")
 
@@ -101,7 +101,7 @@ def test_peak_from_the_real_catalog():
 
 
 def test_peak_errors_in_full(fake):
-    with raises(ValueError, "precision 'fp6' is not one of fp64, fp32, tf32, bf16, fp16, fp8, int8, int4"):
+    with raises(ValueError, "precision 'fp6' is not one of fp64, fp32, tf32, bf16, fp16, fp8, fp4, int8, int4"):
         devices.peak("x", "fp6")
     with raises(ValueError, "sparse must be True, False or None (sparsity not stated), got 'yes'"):
         devices.peak("x", "bf16", "yes")
@@ -477,3 +477,31 @@ def test_no_figure_cites_an_unopened_vendor_page_as_documented():
     for key, field, f in all_figures():
         if f.source in ("nvidia-h100", "intel-ark-288v", "week05-s4"):
             assert f.evidence != evidence.DOCUMENTED, (key, field, f.label)
+
+
+def test_current_generation_low_precision_peaks():
+    # Blackwell B200: DGX B200 "144 petaFLOPS inference" (FP4, with sparsity) for 8 GPUs -> 18 PFLOPS per GPU,
+    # dense = half = 9 PFLOPS, twice the dense FP8 (72 / 8 / 2 = 4.5 PFLOPS)
+    sp, de = devices.peak("b200", "fp4", sparse=True), devices.peak("b200", "fp4")
+    assert (sp.value, de.value) == (18e15, 9e15)
+    assert de.value == 2 * devices.peak("b200", "fp8").value
+    # the per-GPU sparse figure is the documented DGX total / 8, the dense one its half: both computed
+    assert de.evidence == sp.evidence == "분석 계산"
+    assert devices.extra("b200", "DGX B200 FP4 peak, sparse (8 GPUs)").evidence == "문서 확인"
+    # FP8 is not Hopper-only: the Ada cards have FP8 Tensor Core peaks (L40S 1,466 sparse / 2 = 733 dense)
+    assert devices.peak("l40s", "fp8").value == 733e12
+    assert devices.peak("rtx-4090", "fp8").value > 0
+    # no FP4 on Hopper or Ada
+    for key in ("h100-sxm", "h200", "l40s", "rtx-4090"):
+        with pytest.raises(ValueError):
+            devices.peak(key, "fp4")
+
+
+def test_figures_read_in_a_named_copy_are_documented():
+    # RTX 6000 Ada: the datasheet table copied with its footnotes in a public repository (issue 21 re-survey)
+    for f in (devices.figure("rtx-6000-ada", "memory"), devices.figure("rtx-6000-ada", "bandwidth"),
+              devices.figure("rtx-6000-ada", "tdp"), devices.peak("rtx-6000-ada", "fp8", sparse=True)):
+        assert f.evidence == "문서 확인" and f.source == "rtx6000ada-datasheet-copy" and f.checked == "2026-12-02"
+        assert devices.source(f.source).url.startswith("https://github.com/")
+    assert devices.peak("rtx-6000-ada", "fp8", sparse=True).value == 1457e12
+    assert devices.figure("rtx-6000-ada", "bandwidth").value == 960e9

@@ -112,7 +112,9 @@ def test_the_walk_finds_every_figure_the_catalog_hands_out():
                      for e in map(devices.entry, devices.keys()))
     walked = [w for n, w, _, _ in FIGURES if n == "devices.json"]
     assert len(walked) == handed_out > 50
-    assert sum(1 for n, *_ in FIGURES if n == "collective_latency.json") == 1
+    # one figure per measured all-reduce latency (counted in the raw file, not through the accessor)
+    raw = json.loads((DATA / "collective_latency.json").read_text(encoding="utf-8"))["allreduce_latency"]
+    assert sum(1 for n, *_ in FIGURES if n == "collective_latency.json") == len(raw) >= 1
 
 
 def test_every_source_has_a_title_and_a_date():

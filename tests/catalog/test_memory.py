@@ -56,8 +56,9 @@ def test_rows_are_typed_as_stored():
 
 def test_examples_get_a_bandwidth_only_with_rate_and_width():
     ex = memory.examples("gddr6")
-    assert [e.device for e in ex] == ["l40s", "rtx-6000-ada"]
-    assert [e.bandwidth for e in ex] == [pytest.approx(864e9), pytest.approx(960e9)]
+    assert [e.device for e in ex] == ["l40s", "rtx-6000-ada", None]   # the consumer card is not in the catalog
+    # 18 and 20 Gb/s on 384 bits; RTX 3060 12GB: 15 Gb/s on 192 bits = 360 GB/s
+    assert [e.bandwidth for e in ex] == [pytest.approx(864e9), pytest.approx(960e9), pytest.approx(360e9)]
     assert ex[0].transfer_rate_mt_s == 18000                           # the stored fields stay
     assert memory.examples("hbm3") == [Example("h100-sxm"), Example("mi300x")]   # no rate: nothing added
     assert memory.row("gddr6").examples[0].bandwidth is None           # the stored row is not changed
@@ -78,7 +79,7 @@ def test_representative_bandwidth_and_range():
     # range: stored when given, else min / max of computed examples, else (v, v)
     assert memory.bandwidth_range("ddr5") == (70e9, 90e9)
     assert memory.bandwidth_range("ddr4") == (25.6e9, 51.2e9)
-    assert memory.bandwidth_range("gddr6") == (pytest.approx(864e9), pytest.approx(960e9))
+    assert memory.bandwidth_range("gddr6") == (pytest.approx(360e9), pytest.approx(960e9))
     assert memory.bandwidth_range("gddr6x") == (1.008e12, 1.008e12)   # no range, one example: (v, v)
     assert memory.bandwidth_range("gddr7") == (pytest.approx(1.792e12), pytest.approx(1.792e12))
     assert memory.bandwidth_range("nvme-gen5") == (14e9, 14e9)
@@ -96,10 +97,10 @@ def test_lpddr_rows_are_separate_and_hold_their_examples():
 
 def test_gddr6_representative_is_one_of_its_examples():
     computed = [e.bandwidth for e in memory.examples("gddr6")]
-    assert sorted(computed) == [864e9, 960e9]        # 18 and 20 Gb/s on 384 bits
+    assert sorted(computed) == [360e9, 864e9, 960e9]  # 15 Gb/s x 192 bits; 18 and 20 Gb/s x 384 bits
     assert memory.bandwidth("gddr6") in computed
     assert memory.bandwidth("gddr6") != 700e9          # the glossary's figure fits neither card
-    assert memory.bandwidth_range("gddr6") == (864e9, 960e9)  # the range spans the two computed examples
+    assert memory.bandwidth_range("gddr6") == (360e9, 960e9)  # the range spans the computed examples
 
 
 def test_computed_examples_reproduce_the_device_bandwidths():
@@ -173,3 +174,14 @@ def test_examples_rule_without_a_computable_example_is_an_error(fake):
         memory.bandwidth("x")
     with pytest.raises(ValueError, match=r"^memory type 'x' says bandwidth_from='examples'"):
         memory.bandwidth_range("x")
+
+
+def test_current_generation_examples():
+    # Apple M4 Max: LPDDR5X-8533 on 512 bits = 8533e6 x 64 B = 546.112 GB/s (Apple: "up to 546GB/s")
+    m4 = [e for e in memory.examples("lpddr5x") if "M4 Max" in e.label]
+    assert len(m4) == 1 and m4[0].bandwidth == pytest.approx(546.112e9)
+    assert memory.bandwidth("lpddr5x") == pytest.approx(136.528e9)     # the first example (288V) stays the value
+    # HBM3e is the current datacenter generation, HBM3 the previous one
+    assert "주력" in memory.row("hbm3e").typical_use_ko and "현행" not in memory.row("hbm3").typical_use_ko
+    for e in memory.examples("gddr6") + memory.examples("lpddr5x"):
+        assert e.source and e.checked and e.evidence, e.label

@@ -29,7 +29,7 @@ from ..core.device import Device
 #: The device catalog: ``devices.json``, one entry per device key.
 CATALOG = Catalog("devices.json", "devices", "device")
 
-PRECISIONS = ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4")
+PRECISIONS = ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "fp4", "int8", "int4")
 
 #: The main figures of a device, beside its peaks and extras.
 FIELDS = ("memory", "bandwidth", "tdp")
@@ -52,6 +52,9 @@ class DeviceSpec:
             catalog has no such figure.
         peaks: every peak rate (each precision, dense and sparse).
         extra: further documented figures (NVLink bandwidth, SM count, conflicting revisions, ...).
+        software: the vendor's software stack a user programs against ("CUDA", "ROCm (HIP)", "MLX, Metal"),
+            or None.
+        remarks_ko: a one-line remark for the GPU table's note column, in Korean, or None.
     """
 
     key: str
@@ -66,6 +69,8 @@ class DeviceSpec:
     tdp: Figure | None
     peaks: tuple[Figure, ...]
     extra: tuple[Figure, ...]
+    software: str | None = None
+    remarks_ko: str | None = None
 
     @classmethod
     def from_dict(cls, key: str, d: dict[str, Any]) -> DeviceSpec:
@@ -73,7 +78,8 @@ class DeviceSpec:
         main = {f: Figure.from_dict(d[f]) if d.get(f) else None for f in FIELDS}
         return cls(key, d["name"], d["vendor"], d["kind"], d["form_factor"], d["scope"], d["notes_ko"],
                    main["memory"], main["bandwidth"], main["tdp"],
-                   tuple(Figure.from_dict(p) for p in d["peaks"]), tuple(Figure.from_dict(f) for f in d.get("extra", [])))
+                   tuple(Figure.from_dict(p) for p in d["peaks"]), tuple(Figure.from_dict(f) for f in d.get("extra", [])),
+                   d.get("software"), d.get("remarks_ko"))
 
 
 def keys() -> list[str]:
