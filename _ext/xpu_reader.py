@@ -12,11 +12,14 @@ Loaded by ``site_setup``. Every rule here works for every page, so pages need no
    (its code instead, when the notebook stores no output for it).
 3. **Figures** (images a cell outputs) get a caption and alt text from the section they stand in
    (or from the cell's ``mystnb.figure.caption`` / ``mystnb.image.alt`` metadata when a page gives one).
-4. **Exercises and figures are numbered per page** ("문제 1", "문제 2", "그림 1", ... in page order),
-   so a solution's title ("문제 1 풀이") matches the heading it sits under instead of a book-wide
-   running number.
+4. **Exercises are numbered uniquely, figures per page**: "문제 5.7-1" is the first exercise of page 7
+   of the Week 5 chapter ("L.3-1" in the LLM part, see ``CHAPTER_PREFIX``), so a study group can name
+   it without saying which page; a solution's title ("문제 5.7-1 풀이") links to its exercise. Figures
+   are "그림 1", "그림 2", ... in page order.
 5. **Korean UI strings** that the themes leave in English (tooltips, aria labels, placeholder,
-   footer) are replaced in the written HTML; sphinx-copybutton gets Korean messages.
+   footer) are replaced in the written HTML; sphinx-copybutton gets Korean messages. In the same pass each
+   toggle gets its own accessible name (its section, in visually hidden text: ``name_toggles``) and numbers in
+   scientific notation do not break after their "-" (``nowrap_numbers``).
 """
 from __future__ import annotations
 
@@ -147,20 +150,38 @@ def _doctree_read(app: Sphinx, doctree: nodes.document) -> None:
 
 # ---------------------------------------------------------------- 4. exercise numbers
 PER_PAGE = ("exercise", "figure")  # numbered 1, 2, ... on each page, not through the whole book
+#: chapter folder -> prefix of its exercise numbers: "문제 5.7-1" is week 5, page 7 of the chapter (its index
+#: page is 0, then the order of _toc.yml), exercise 1 on that page; unique across the chapter and the book
+CHAPTER_PREFIX = {"book/week05": "5.", "book/llm-hardware": "L."}
+
+
+def _page_prefix(env, docname: str) -> str | None:
+    """The prefix "5.7" for the 8th page of the Week 5 chapter; None outside the chapters of CHAPTER_PREFIX."""
+    folder = docname.rpartition("/")[0]
+    if folder not in CHAPTER_PREFIX:
+        return None
+    pages = [f"{folder}/index", *env.toctree_includes.get(f"{folder}/index", [])]
+    return f"{CHAPTER_PREFIX[folder]}{pages.index(docname)}" if docname in pages else None
+
+
+def _position(number: tuple) -> int:
+    """The running part of a number: 3 in (3,) and in ("5.7-3",)."""
+    return int(str(number[-1]).rsplit("-", 1)[-1])
 
 
 def _number_exercises_per_page(env) -> None:
-    """Renumber every page's exercises and figures 1, 2, ... in page order (idempotent)."""
-    for figs in env.toc_fignumbers.values():
+    """Renumber every page's exercises ("5.7-1", ...) and figures (1, 2, ...) in page order (idempotent)."""
+    for docname, figs in env.toc_fignumbers.items():
         for kind in PER_PAGE:
             numbers = figs.get(kind)
             if numbers:
-                order = sorted(numbers, key=lambda k: numbers[k])
-                figs[kind] = {k: (i + 1,) for i, k in enumerate(order)}
+                order = sorted(numbers, key=lambda k: _position(numbers[k]))
+                prefix = _page_prefix(env, docname) if kind == "exercise" else None
+                figs[kind] = {k: (f"{prefix}-{i + 1}",) if prefix else (i + 1,) for i, k in enumerate(order)}
 
 
 def _exercise_numbers(app: Sphinx, doctree: nodes.document, docname: str) -> None:
-    """Per-page exercise numbers, and solution titles "문제 N 풀이" that link to their exercise.
+    """Exercise numbers ("5.7-1"), and solution titles "문제 5.7-1 풀이" that link to their exercise.
 
     Runs at ``doctree-resolved``, before each page is written (the HTML writer reads the numbers
     then); the numbers are assigned after ``env-updated``, so they cannot be changed earlier.
@@ -253,13 +274,61 @@ _PDF_ITEM = re.compile(r'<li(?: class="xpu-book-pdf-item"(?: hidden)?)?>(<p>(?:(
                        + re.escape(BOOK_PDF) + r'")', re.S)
 
 
+# A number in scientific notation ("1.97e-06") is one word: the browser would break it after its "-".
+_SCI = re.compile(r"(?<![\w.+-])(\d+(?:\.\d+)?e[-+]\d+)(?![\w-])")
+_NOT_TEXT = re.compile(r"<(head|script|style|pre|code|textarea|svg)\b.*?</\1>|<(span|div) class=\"math[^\"]*\">.*?</\2>", re.S)
+_TEXT_NODE = re.compile(r'(?<!class="xpu-nowrap")>([^<]+)<')  # not a number already wrapped (idempotent)
+
+
+def nowrap_numbers(page: str) -> str:
+    """Wrap numbers in scientific notation in the page's text (not code, not math) in ``span.xpu-nowrap``."""
+    def text(chunk: str) -> str:
+        return _TEXT_NODE.sub(lambda t: ">" + _SCI.sub(r'<span class="xpu-nowrap">\1</span>', t.group(1)) + "<", chunk)
+
+    out, pos = [], 0
+    for m in _NOT_TEXT.finditer(page):
+        out += [text(page[pos:m.start()]), m.group(0)]
+        pos = m.end()
+    return "".join(out) + text(page[pos:])
+
+
+# myst-nb gives every collapsed cell's toggle the same accessible name ("Toggle hidden content"); each toggle is
+# named by what it shows and the section it stands in instead ("계산 보기: 3. 잰 시간과 루프라인 하한"), the section
+# in visually hidden text, numbered when a section has several.
+_HEADING = re.compile(r"<h[1-6]\b[^>]*>(.*?)</h[1-6]>", re.S)
+_TOGGLE = re.compile(r'<summary aria-label="[^"]*">(\s*)<p class="collapsed admonition-title">(.*?)</p>(\s*)'
+                     r'<p class="expanded admonition-title">(.*?)</p>', re.S)
+
+
+def name_toggles(page: str) -> str:
+    """Give each "계산 보기" / "해설 보기" toggle of a page a distinct accessible name (idempotent)."""
+    def plain(fragment: str) -> str:
+        text = re.sub(r"<a class=\"headerlink\".*?</a>|<[^>]+>|\\[()]", "", fragment, flags=re.S)
+        return " ".join(text.split())
+
+    headings = [(m.start(), plain(m.group(1))) for m in _HEADING.finditer(page)]
+    seen: dict[tuple[str, str], int] = {}
+
+    def name(m: re.Match) -> str:
+        section = next((t for pos, t in reversed(headings) if pos < m.start()), "")
+        shown = plain(m.group(2))
+        where = "" if ":" in shown or not section else section
+        seen[(shown, where)] = n = seen.get((shown, where), 0) + 1
+        hidden = (f": {where}" if where else "") + (f" ({n})" if n > 1 else "")
+        span = f'<span class="visually-hidden">{hidden}</span>' if hidden else ""
+        return (f'<summary>{m.group(1)}<p class="collapsed admonition-title">{m.group(2)}{span}</p>{m.group(3)}'
+                f'<p class="expanded admonition-title">{m.group(4)}{span}</p>')
+
+    return _TOGGLE.sub(name, page)
+
+
 def koreanize(page: str, depth: int) -> str:
     """Replace the themes' English UI strings in one rendered page; ``depth`` = folders below the site root."""
     page = _ATTR.sub(lambda m: f'{m.group(1)}="{ATTRIBUTE_TEXT.get(m.group(2), m.group(2))}"', page)
     for en, ko in TEXT.items():
         page = page.replace(en, ko)
     page = _TD.sub(lambda m: _DATE.sub(r'<span class="xpu-nowrap">\1</span>', m.group(0)), page)
-    return page
+    return name_toggles(nowrap_numbers(page))
 
 
 def link_book_pdf_in_page(page: str, depth: int, present: bool) -> str:
@@ -317,6 +386,7 @@ def setup(app: Sphinx) -> dict:
     app.connect("source-read", _collapse_computations)
     app.connect("source-read", _restore_lab_answers)
     app.connect("doctree-read", _doctree_read)
+    app.connect("env-check-consistency", lambda _app, env: _number_exercises_per_page(env))  # before {numref}
     app.connect("doctree-resolved", _exercise_numbers)
     app.connect("build-finished", _write_korean, priority=400)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -14,9 +14,23 @@ the output folder, so ``--path-output`` works too. ``search.html`` (template in
 ``_ext/templates``) runs the search with ``_ext/static/xpu-search.js`` and lists the results as
 links with snippets. The API reference page is indexed with a low weight, so a chapter that
 explains a term ranks above the docstring that names it.
+
+Sections and aliases:
+
+* Each heading takes its section's id in the indexed copy (Sphinx puts the id on ``<section>``),
+  so Pagefind returns section-level sub-results whose URL ends in that anchor; the search page
+  links each result to its best-matching section and passes the query words (``?hl=``) that
+  ``xpu-site.js`` marks on the page.
+* The course's terms (``book/terms.yml``: term, English term, aliases, teaching page, anchor) are
+  written to ``pagefind/xpu-terms.json``. The search page expands a query that names a term
+  ("루프라인", "올리듀스는", "텐서 코어") into the spellings the chapters use and lists the term's
+  teaching page first. Every page carries a Pagefind filter ``page:<path>`` for that.
+* Sphinx's own search index (``searchindex.js``, about 500 KB, with ``searchtools.js``) is not used
+  by this search page; the theme loads it in every page's ``<head>``, and the build removes it there.
 """
 from __future__ import annotations
 
+import json
 import pathlib
 import re
 import shutil
@@ -51,12 +65,19 @@ def tex_to_text(tex: str) -> str:
     return tex.strip()
 
 
+# a section, the empty targets of its other labels, its heading: the heading takes the section's (first) id
+_SECTION_HEADING = re.compile(r'<section\b([^>]*?)\sid="([^"]+)"([^>]*)>(\s*(?:<span id="[^"]*"></span>\s*)*)<h([1-6])\b')
+
+
 def prepare(page_html: str, rel: str) -> str:
-    """The page as the index should see it: inline math as text, low weight for reference pages."""
+    """The page as the index should see it: inline math as text, headings with their section's id (so Pagefind
+    finds sections), a ``page`` filter with the page's path, low weight for reference pages."""
     page_html = _INLINE_MATH.sub(lambda m: tex_to_text(m.group(1)), page_html)
+    page_html = _SECTION_HEADING.sub(lambda m: f'<section{m.group(1)}{m.group(3)}>{m.group(4)}<h{m.group(5)} id="{m.group(2)}"',
+                                     page_html)
     weight = LOW_WEIGHT_PAGES.get(rel)
-    if weight:
-        page_html = page_html.replace('<article class="bd-article"', f'<article class="bd-article" data-pagefind-weight="{weight}"', 1)
+    attrs = f' data-pagefind-filter="page:{rel}"' + (f' data-pagefind-weight="{weight}"' if weight else "")
+    page_html = page_html.replace('<article class="bd-article"', f'<article class="bd-article"{attrs}', 1)
     return page_html
 
 
@@ -91,12 +112,83 @@ def build_index(outdir: pathlib.Path) -> int:
     return len(pages)
 
 
+TERMS_FILE = "book/terms.yml"
+TERMS_JSON = "xpu-terms.json"  # written into the Pagefind folder, read by xpu-search.js
+_TITLE = re.compile(r"<title>(.*?)(?: &#8212;.*?)?</title>", re.S)
+
+
+def load_terms(srcdir: pathlib.Path, outdir: pathlib.Path,
+               docs: set[str] | None = None) -> tuple[list[dict], list[str]]:
+    """The search's view of ``book/terms.yml``: (entries, problems).
+
+    Each entry: term, en, aliases (aliases and retired spellings: a reader may type either), page (the built
+    page's path), anchor (or ""), title (the page's title). An entry whose page or anchor is not in the built
+    site is a problem, not an entry. ``docs`` (the build's documents) leaves out, silently, entries whose page
+    this build does not include (a build of one week with ``--toc``).
+    """
+    import yaml
+
+    path = srcdir / TERMS_FILE
+    if not path.is_file():
+        return [], []
+    entries, problems = [], []
+    for i, e in enumerate(yaml.safe_load(path.read_text(encoding="utf-8")) or []):
+        term = str(e.get("term") or "").strip()
+        page = str(e.get("page") or "").strip()
+        if not term or not page:
+            problems.append(f"{TERMS_FILE} entry {i + 1}: needs a term and a page")
+            continue
+        if docs is not None and page not in docs:
+            continue
+        html = outdir / f"{page}.html"
+        if not html.is_file():
+            problems.append(f"{TERMS_FILE} {term!r}: page {page!r} is not in the built site")
+            continue
+        text = html.read_text(encoding="utf-8")
+        anchor = str(e.get("anchor") or "").strip().lstrip("#")
+        if anchor and f'id="{anchor}"' not in text:
+            problems.append(f"{TERMS_FILE} {term!r}: {page} has no section id {anchor!r}")
+            anchor = ""
+        title = _TITLE.search(text)
+        spellings = [str(a) for a in (e.get("aliases") or []) + (e.get("retired") or [])]
+        entries.append({"term": term, "en": str(e.get("en") or ""), "aliases": spellings, "page": f"{page}.html",
+                        "anchor": anchor, "title": re.sub(r"<[^>]+>", "", title.group(1)).strip() if title else term})
+    return entries, problems
+
+
+_SPHINX_SEARCH = re.compile(r'\s*<script src="(?:\.\./)*(?:_static/searchtools\.js|_static/language_data\.js|searchindex\.js)">'
+                            r'</script>')
+
+
+def drop_sphinx_search(outdir: pathlib.Path) -> int:
+    """Remove Sphinx's search index and its scripts from every page's ``<head>`` (unused: search is Pagefind).
+
+    Returns the number of pages changed. The theme (pydata-sphinx-theme) loads them for a search-as-you-type
+    box this site does not use, and ``sphinx_highlight.js`` highlights nothing while ``searchtools.js`` is there.
+    """
+    changed = 0
+    for path in outdir.rglob("*.html"):
+        if "_static" in path.parts or "pagefind" in path.parts:
+            continue
+        text = path.read_text(encoding="utf-8")
+        new = _SPHINX_SEARCH.sub("", text)
+        if new != text:
+            path.write_text(new, encoding="utf-8")
+            changed += 1
+    return changed
+
+
 def _build_index(app: Sphinx, exception: Exception | None) -> None:
     if exception is not None or app.builder.format != "html" or app.builder.name != "html":
         return
     outdir = pathlib.Path(app.outdir)
+    drop_sphinx_search(outdir)
     n = build_index(outdir)
-    logger.info(f"[xpu_search] Korean search index: {n} pages -> {outdir / 'pagefind'}")
+    entries, problems = load_terms(pathlib.Path(app.srcdir), outdir, set(app.env.found_docs))
+    for problem in problems:
+        logger.warning(f"[xpu_search] {problem}")
+    (outdir / "pagefind" / TERMS_JSON).write_text(json.dumps(entries, ensure_ascii=False, indent=1), encoding="utf-8")
+    logger.info(f"[xpu_search] Korean search index: {n} pages, {len(entries)} terms -> {outdir / 'pagefind'}")
 
 
 def setup(app: Sphinx) -> dict:

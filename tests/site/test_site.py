@@ -306,3 +306,112 @@ def test_sidebar_and_page_toc_open_and_close(browser, width):
                     f"Escape did not close the {kind} sidebar at {width}px"
         assert not log.console_errors, f"console errors: {log.console_errors}"
         assert not log.external, f"page used the network: {log.external}"
+
+
+# ---------------------------------------------------------------- one search box, phone panels, toggles, numbers
+SEARCH_BOXES_JS = """() => [...document.querySelectorAll('input[type=search], .search-button-field, .search-button')]
+    .filter(e => { const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0
+                   && getComputedStyle(e).visibility !== 'hidden' && !e.closest('dialog:not([open])'); })
+    .map(e => e.className)"""
+
+
+@pytest.mark.parametrize("width", [PHONE, LAPTOP])
+def test_one_search_box(browser, width):
+    """One way into the search on screen (the laptop view had two search fields: the header's and the sidebar's)."""
+    with browser.open(NAV_PAGE, width=width) as (page, _):
+        boxes = page.evaluate(SEARCH_BOXES_JS)
+        assert len(boxes) == 1, f"{len(boxes)} search boxes at {width}px: {boxes}"
+
+
+def accessible_names(page, selector: str) -> list[str]:
+    """The accessible names Chromium computes for the elements matching ``selector`` (what a screen reader says)."""
+    cdp = page.context.new_cdp_session(page)
+    root = cdp.send("DOM.getDocument", {"depth": 0})["root"]["nodeId"]
+    names = []
+    for node in cdp.send("DOM.querySelectorAll", {"nodeId": root, "selector": selector})["nodeIds"]:
+        ax = cdp.send("Accessibility.getPartialAXTree", {"nodeId": node, "fetchRelatives": False})["nodes"]
+        names.append(next((n.get("name", {}).get("value", "") for n in ax if not n.get("ignored")), ""))
+    return names
+
+
+@pytest.mark.parametrize("path", [NAV_PAGE, LAB_PAGE, "book/llm-hardware/compute-budget.html"])
+def test_each_toggle_has_its_own_name(browser, path):
+    """Every "계산 보기" toggle was announced as the same "숨긴 내용 열기·닫기": each now says what it shows and where."""
+    with browser.open(path) as (page, _):
+        names = accessible_names(page, "details.hide > summary")
+        assert names, "no collapsed cell on the page"
+        shown = page.eval_on_selector_all("details.hide > summary .collapsed", """els => els.map(e => {
+            const c = e.cloneNode(true); c.querySelectorAll('.visually-hidden').forEach(h => h.remove());
+            return c.textContent.trim(); })""")
+        assert len(set(names)) == len(names), f"toggles share a name: {sorted(n for n in names if names.count(n) > 1)}"
+        for name, label in zip(names, shown):
+            assert name.startswith(label), f"the name {name!r} does not start with the visible label {label!r}"
+            assert len(name) > len(label) + 2 or "해설 보기:" in label, f"the name {name!r} says no more than {label!r}"
+
+
+def test_phone_contents_panel_closes_on_a_choice_and_no_tooltip_stays(browser):
+    """On a phone (touch) the in-page contents panel closes when an entry is chosen and shows the section; no
+    tooltip is left on the page after tapping the buttons (the panel's button kept "이 페이지의 차례 열기·닫기")."""
+    ctx = browser.chromium.new_context(viewport={"width": PHONE, "height": 800}, is_mobile=True, has_touch=True)
+    try:
+        page = ctx.new_page()
+        page.goto(f"{browser.base_url}/{NAV_PAGE}", wait_until="load")
+        page.wait_for_timeout(800)
+        tooltips = "() => [...document.querySelectorAll('.tooltip')].filter(t => getComputedStyle(t).opacity > 0).map(t => t.innerText)"
+        toggle = next(b for b in page.query_selector_all(".secondary-toggle") if b.is_visible())
+        toggle.tap()
+        page.wait_for_function("() => document.getElementById('pst-secondary-sidebar-modal').open", timeout=3000)
+        entries = [a for a in page.query_selector_all("#pst-secondary-sidebar-modal a[href^='#']") if a.is_visible()]
+        assert len(entries) >= 3, "the in-page contents panel shows no entries"
+        target = entries[2].get_attribute("href")[1:]
+        entries[2].tap()
+        page.wait_for_timeout(1500)
+        assert not page.evaluate("() => document.getElementById('pst-secondary-sidebar-modal').open"), \
+            "the in-page contents panel stays open over the page after a choice"
+        top = page.evaluate(f"() => document.getElementById('{target}').getBoundingClientRect().top")
+        assert 0 <= top < 200, f"the chosen section is at {top}px"
+        assert not page.evaluate(tooltips), f"a tooltip stays on the page: {page.evaluate(tooltips)}"
+        # a button, then (for the panels) the backdrop beside the panel to close it
+        for selector, backdrop in ((".theme-switch-button", None), (".secondary-toggle", (20, 700)),
+                                   (".primary-toggle", (PHONE - 10, 700))):
+            next(b for b in page.query_selector_all(selector) if b.is_visible()).tap()
+            page.wait_for_timeout(700)
+            if backdrop:
+                page.touchscreen.tap(*backdrop)
+            page.wait_for_timeout(1200)
+            assert not page.evaluate("() => [...document.querySelectorAll('dialog')].some(d => d.open)"), \
+                f"a panel stays open after tapping beside it ({selector})"
+            assert not page.evaluate(tooltips), f"after tapping {selector}: a tooltip stays: {page.evaluate(tooltips)}"
+    finally:
+        ctx.close()
+
+
+NUMBER_PAGES = ["book/week05/measurements.html", "labs/01_pytorch_lab.html", "book/llm-hardware/precision-quantization.html",
+                "book/llm-hardware/compute-budget.html"]
+BROKEN_NUMBERS_JS = r"""() => {
+  const out = [];
+  const walker = document.createTreeWalker(document.querySelector('article'), NodeFilter.SHOW_TEXT);
+  const number = /\d(?:\.\d+)?e[-+]\d+/g;
+  while (walker.nextNode()) {
+    const n = walker.currentNode;
+    if (n.parentElement.closest('pre, .math, mjx-container')) continue;
+    for (const m of n.nodeValue.matchAll(number)) {
+      const r = document.createRange();
+      r.setStart(n, m.index);
+      r.setEnd(n, m.index + m[0].length);
+      if (new Set([...r.getClientRects()].map(x => Math.round(x.top))).size > 1) out.push(m[0]);
+    }
+  }
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("path", NUMBER_PAGES)
+def test_numbers_do_not_break(browser, path):
+    """A number in scientific notation stays on one line ("1.97e-06" broke as "1.97e-" / "06" in table cells)."""
+    with browser.open(path, width=PHONE) as (page, _):
+        for width in (PHONE, LAPTOP):
+            page.set_viewport_size({"width": width, "height": 900})
+            page.wait_for_timeout(200)
+            broken = page.evaluate(BROKEN_NUMBERS_JS)
+            assert not broken, f"numbers broken across lines at {width}px: {broken[:8]}"
