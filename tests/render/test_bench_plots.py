@@ -17,6 +17,7 @@ from xpucalc import Device, bench  # noqa: E402
 from xpucalc.bench import alpha_beta, bandwidth, collectives, reference  # noqa: E402
 from xpucalc.bench.timing import summarize  # noqa: E402
 from xpucalc.render import bench_plots  # noqa: E402
+from xpucalc.render.plot import overlapping_texts, phone_text_px, saved_width_in, smallest_text_pt  # noqa: E402
 from xpucalc.units import MS  # noqa: E402
 
 
@@ -56,16 +57,16 @@ def test_plot_beside_reference(recwarn, caplog):
     for boundary in reference.BOUNDARIES:
         ax = bench_plots.beside_reference_plot(mine, ref, boundary=boundary)
         # the data, not only the glyphs: first 8 bars are the reference in its own order, in ms; then mine
-        heights = [p.get_height() for p in ax.patches]
+        heights = [p.get_width() for p in ax.patches]   # horizontal bars: the time is the bar's length
         assert heights[:8] == pytest.approx([r.time_s(boundary) / MS for r in ref])
         t_mine = {"device": mine[0].device.median_s, "with_transfer": mine[0].with_transfer.median_s,
                   "first_call": mine[0].first_call_s}[boundary]
         assert heights[8] == pytest.approx(t_mine / MS) and math.isnan(heights[9])
-        assert ax.get_yscale() == "log"
-        labels = [t.get_text() for t in ax.get_xticklabels()]
+        assert ax.get_xscale() == "log"
+        labels = [t.get_text() for t in ax.get_yticklabels()]
         assert len(labels) == 8 and "jax.jit" in labels[-1]
         assert any(t.get_text() == "미지원" for t in ax.texts)
-        assert ax.get_legend().get_texts()[1].get_text() == f"내 실행: CPU (x) (jax 0.7.2, {env.date}, CPU 동작 확인)"
+        assert ax.get_legend().get_texts()[1].get_text() == f"내 실행: CPU (x)\n(jax 0.7.2, {env.date}, CPU 동작 확인)"
         ax.figure.canvas.draw()
         plt.close(ax.figure)
     glyph = [str(w.message) for w in recwarn if "glyph" in str(w.message).lower()]
@@ -102,30 +103,70 @@ def test_plot_beside_draws_the_chosen_boundary(boundary, col):
             _mine(("compiled", "fp32", 128), 0, 0, 0, ok=False)]
     ax = bench_plots.beside_reference_plot(mine, ref, boundary=boundary, mine_label="내 실행")
     ref_bars, my_bars = ax.containers
-    heights = [b.get_height() for b in ref_bars]
+    heights = [b.get_width() for b in ref_bars]
     assert len(heights) == 8
     for i, key in enumerate(A100):
         assert heights[i] == pytest.approx(A100[key][col])
-    mine_h = [b.get_height() for b in my_bars]
+    mine_h = [b.get_width() for b in my_bars]
     assert mine_h[0] == pytest.approx([3.0, 1.0, 2.0][col])
     assert mine_h[1] == pytest.approx([30.0, 10.0, 20.0][col])
     assert np.isnan(mine_h[2])                           # unsupported: no bar, a "미지원" note instead
     assert [t.get_text() for t in ax.texts].count("미지원") == 1
     assert [t.get_text() for t in ax.texts].count("미실행") == 5   # the other 5 reference rows
-    # reference bars left of my bars in every group
-    assert all(r.get_x() < m.get_x() for r, m in zip(ref_bars, my_bars))
+    # reference bars above my bars in every row (the y axis runs downwards: the first row on top)
+    assert all(r.get_y() < m.get_y() for r, m in zip(ref_bars, my_bars)) and ax.yaxis_inverted()
     plt.close(ax.figure)
 
 
 # --- measured beside the roofline floor -------------------------------------------------------------------------
 def test_plot_floor_draws_measured_and_floor():
     ax = bench_plots.floor_plot(precision="bf16")
-    heights = [p.get_height() for p in ax.patches]
+    heights = [p.get_width() for p in ax.patches]
     # 8 BF16 groups (4 A100, 4 TPU): first the measured bars (us), then the floors (us)
     assert len(heights) == 16
     assert heights[0] == pytest.approx(62.5) and heights[8] == pytest.approx(1.6871, rel=1e-4)
     assert heights[6] == pytest.approx(161.9) and heights[14] == pytest.approx(3.2033, rel=1e-4)
-    assert ax.get_yscale() == "log"
+    assert ax.get_xscale() == "log"
+    # the gap labels end the measured bars: 62.5 / 1.6871 = 37.0
+    assert [t.get_text() for t in ax.texts[:2]] == ["37배", "45배"]
     plt.close(ax.figure)
     with pytest.raises(ValueError, match="precision"):
         bench_plots.floor_plot(precision="int4")
+
+
+# --- legible on a phone: every plot, drawn with realistic data, has no overlapping text and >= 9 px text ---------
+def _legibility_figures():
+    rs = [bandwidth.StreamResult(k, n, 2 * n, summarize([n / 1e10], warn=False), 1, "cpu", "torch", "float32", 1,
+                                 True) for k in ("copy", "scale", "add", "triad") for n in (2**16, 2**20, 2**24)]
+    rows = [collectives.CollectiveRow(op, s, 4, "gloo", summarize([1e-4 + s / 1e9], warn=False), True)
+            for op in ("all_reduce", "all_gather") for s in (1e3, 1e5, 1e7)]
+    ar = rows[:3]
+    fit = alpha_beta.fit_alpha_beta([r.size_bytes for r in ar], [r.time_s for r in ar])
+    ref = reference.load("a100-sxm4-40gb")
+    env = bench.Environment("torch", "2.13.0+cpu", "cpu", "AMD EPYC 7B13", 1)
+    mine = [bench.BenchResult(bench.Condition("torch", r.path, r.precision, r.m, 1024, 1024), environment=env,
+                              first_call_s=5e-3, device=_t(1e-4), with_transfer=_t(3e-4)) for r in ref]
+    mine[1] = bench.unsupported(bench.Condition("torch", "eager", "fp32", 1, 1024, 1024), "테스트")
+    yield "bandwidth", lambda: bench_plots.bandwidth_plot(rs, {"L2": 2**21, "LLC": 3e7})
+    yield "measured_roofline", lambda: bench_plots.measured_roofline_plot(
+        [Device("측정 (CPU)", 1e11, 1e10), Device("측정 2", 2e11, 2e10)], {"층 (FP32)": [(1.0, 5e9), (100.0, 9e10)]},
+        spec=Device("H100 SXM", 989e12, 3.35e12))
+    yield "collective_time", lambda: bench_plots.collective_time_plot(
+        ar, fit, [1.5 * r.size_bytes / 1e9 for r in ar], extra_fits={"10번째 백분위 맞춤": fit})
+    yield "busbw", lambda: bench_plots.busbw_plot(rows)
+    for boundary in reference.BOUNDARIES:
+        yield f"beside_{boundary}", lambda b=boundary: bench_plots.beside_reference_plot(mine, ref, boundary=b)
+    yield "beside_tpu", lambda: bench_plots.beside_reference_plot([], reference.load("tpu-v5e"))
+    yield "floor_bf16", lambda: bench_plots.floor_plot(precision="bf16")
+    yield "floor_fp32", lambda: bench_plots.floor_plot(precision="fp32")
+
+
+@pytest.mark.parametrize("name, draw", list(_legibility_figures()), ids=lambda v: v if isinstance(v, str) else "")
+def test_plot_is_legible_on_a_phone(name, draw):
+    """No two texts overlap (tick labels, legend, axis labels, bar labels, annotations) and the smallest text is
+    >= 9 CSS px when the saved figure is scaled to a 390 px phone's 342 px column."""
+    ax = draw()
+    fig = ax.figure
+    assert overlapping_texts(fig) == [], name
+    assert phone_text_px(fig) >= 9.0, (name, smallest_text_pt(fig), saved_width_in(fig))
+    plt.close(fig)

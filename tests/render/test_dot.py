@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 
-from xpucalc.render.dot import FONT, Graph, natural_size_px, natural_text_px
+from xpucalc.render.dot import FONT, Graph, natural_size_px, natural_text_px, phone_text_px
 
 needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz's dot is not installed")
 
@@ -79,3 +79,26 @@ def test_natural_size_reads_points_and_a_viewbox_scale():
         natural_text_px('<svg width="1pt" height="1pt"></svg>')
     with pytest.raises(ValueError, match="Graphviz"):
         natural_size_px("<svg></svg>")
+
+
+def test_phone_text_px_scales_a_wide_picture_to_the_column():
+    # 400 pt wide = 533.3 px natural; text 12 units in a 1:1 viewBox = 12 pt = 16 px; on a 342 px column the
+    # picture is shown at 342 / 533.3 = 0.641 of its size: 16 x 0.641 = 10.26 px
+    wide = '<svg width="400pt" height="100pt" viewBox="0.00 0.00 400.00 100.00"><text font-size="12.00">가</text></svg>'
+    assert phone_text_px(wide) == pytest.approx(16 * 342 / (400 * 4 / 3))
+    # a picture narrower than the column is shown at its natural size
+    narrow = wide.replace('width="400pt"', 'width="200pt"').replace("400.00 100.00", "200.00 100.00")
+    assert phone_text_px(narrow) == pytest.approx(16.0)
+
+
+@needs_dot
+def test_diagrams_stay_legible_on_a_phone():
+    # a small flow keeps its natural size; ten boxes on one row do not: Graphviz makes it wider than the
+    # phone's column and the text shrinks under 9 px (a chapter must stack such rows top to bottom)
+    assert phone_text_px(_flow().svg()) >= 9.0
+    row = Graph(rankdir="LR", fontsize=12)
+    for i in range(10):
+        row.node(f"n{i}", f"단계 {i}")
+        if i:
+            row.edge(f"n{i - 1}", f"n{i}", "다음")
+    assert phone_text_px(row.svg()) < 9.0

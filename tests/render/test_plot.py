@@ -9,6 +9,7 @@ The plots of measurements (xpucalc.render.bench_plots) are tested in test_bench_
 """
 from __future__ import annotations
 
+import io
 import logging
 import sys
 import warnings
@@ -21,8 +22,10 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 import xpucalc as xc  # noqa: E402
-from xpucalc.render.plot import (COLUMN_WIDTH_IN, MIN_FONT_PT, legend_below, log_ticks, roofline_plot,  # noqa: E402
-                                 setup_korean_font)
+from xpucalc.render.plot import (COLUMN_WIDTH_IN, MIN_FONT_PT, PHONE_COLUMN_PX, PNG_KEY_OVERLAPS,  # noqa: E402
+                                 PNG_KEY_TEXT_PX, drawn_texts, figure_png, legend_below, log_ticks, min_font_pt,
+                                 overlapping_texts, phone_text_px, plain_log_ticks, roofline_plot, saved_width_in,
+                                 setup_korean_font, smallest_text_pt)
 
 T = 1e12
 A = xc.Device("장치 A", 200 * T, 1 * T)   # ridge 200 FLOP/B
@@ -108,10 +111,97 @@ def test_default_figure_fits_the_column_and_text_is_large_enough():
     fig, ax = plt.subplots()
     w, _ = fig.get_size_inches()
     assert w <= COLUMN_WIDTH_IN
-    # 9 px on screen at 70 % of natural size and 100 dpi needs >= 9 / 0.7 / 100 * 72 = 9.26 pt
-    assert MIN_FONT_PT >= 9 / 0.7 / 100 * 72
-    for key in ("xtick.labelsize", "ytick.labelsize", "legend.fontsize", "axes.labelsize"):
+    # a phone shows the column 342 px wide: 11 pt in a 5.6 in figure is 11 / 72 * 342 / 5.6 = 9.33 px
+    assert MIN_FONT_PT / 72 * PHONE_COLUMN_PX / COLUMN_WIDTH_IN == pytest.approx(9.33, abs=0.01)
+    assert min_font_pt(COLUMN_WIDTH_IN) == pytest.approx(9 * 72 * 5.6 / 342)   # 10.61 pt
+    assert min_font_pt(COLUMN_WIDTH_IN) <= MIN_FONT_PT
+    for key in ("xtick.labelsize", "ytick.labelsize", "legend.fontsize", "axes.labelsize", "font.size"):
         assert matplotlib.rcParams[key] >= MIN_FONT_PT, key
+    with pytest.raises(ValueError, match="width_in"):
+        min_font_pt(0)
+    plt.close(fig)
+
+
+# --- legibility on a phone: text boxes and sizes, measured on the drawn figure ---------------------------------
+def test_overlapping_texts_finds_labels_drawn_over_each_other():
+    setup_korean_font()
+    fig, ax = plt.subplots(figsize=(4, 3))
+    ax.set_xlim(0, 10)
+    ax.text(5, 0.5, "겹치는 글자")
+    ax.text(5.1, 0.5, "또 하나")            # starts 0.1 data units (a few px) to the right: overlaps
+    ax.text(5, 0.1, "떨어진 글자")          # 0.4 of the axes height lower (~80 px): does not
+    pairs = overlapping_texts(fig)
+    assert pairs == [("겹치는 글자", "또 하나")]
+    # crowded tick labels overlap too (the defect of the old bar charts)
+    ax.set_xticks(range(10))
+    ax.set_xticklabels([f"PyTorch Eager {i}" for i in range(10)])
+    assert ("PyTorch Eager 0", "PyTorch Eager 1") in overlapping_texts(fig)
+    plt.close(fig)
+
+
+def test_drawn_texts_skip_hidden_and_out_of_view_ticks():
+    setup_korean_font()
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [0, 1])
+    ax.set_title("제목")
+    leg = ax.legend(["선"])
+    leg.set_visible(False)
+    texts = [t.get_text() for t, _ in drawn_texts(fig)]
+    assert "제목" in texts and "선" not in texts         # a hidden legend hides its entries
+    ax.set_xticks([0.0, 0.5, 1.0])
+    ax.set_yticks([])
+    ax.set_xlim(0.25, 0.65)                              # tick 0.5 remains; 0.0 and 1.0 are out of view
+    labels = [t.get_text() for t, _ in drawn_texts(fig)]
+    assert "0.5" in labels and "0.0" not in labels and "1.0" not in labels
+    plt.close(fig)
+
+
+def test_phone_text_px_is_points_over_the_saved_width():
+    setup_korean_font()
+    fig, ax = plt.subplots(figsize=(6.8, 4))
+    ax.plot([1, 2], [1, 2])
+    ax.tick_params(labelsize=8)
+    ax.set_xlabel("가로", fontsize=12)
+    # smallest text 8 pt; the saved width is the tight box plus 0.1 in each side, less than the 6.8 in of the
+    # figure (the empty margins are cut; ~5.7 in here): a phone shows it at 342 px, so 8 / 72 * 342 / width
+    w = saved_width_in(fig)
+    assert 5.0 < w < 6.8
+    assert smallest_text_pt(fig) == 8
+    assert phone_text_px(fig) == pytest.approx(8 / 72 * 342 / w)
+    assert phone_text_px(fig) < 7.0                      # the old charts: 8 pt in such a figure is ~6.6 px
+    # a narrow figure is shown at its natural size (dpi 100): 8 pt = 8 / 72 * 100 = 11.1 px
+    fig.set_size_inches(3, 2)
+    assert phone_text_px(fig) == pytest.approx(8 / 72 * 100)
+    # mathtext exponents are drawn at 70 %: a "$10^{2}$" tick label of 11 pt has 7.7 pt glyphs
+    ax.set_yscale("log")
+    ax.tick_params(labelsize=11)
+    ax.set_xlabel("가로", fontsize=12)
+    assert smallest_text_pt(fig) == pytest.approx(11 * 0.7)
+    plain_log_ticks(ax, "y")
+    assert smallest_text_pt(fig) == pytest.approx(11)
+    plt.close(fig)
+
+
+def test_figure_png_carries_text_size_and_overlaps():
+    from PIL import Image
+
+    setup_korean_font()
+    fig, ax = plt.subplots(figsize=(4, 3))
+    ax.plot([0, 1], [0, 1])
+    ax.text(0.5, 0.5, "가나다", fontsize=12)
+    ax.text(0.52, 0.5, "라마바", fontsize=12)
+    ax.tick_params(labelsize=10)
+    img = Image.open(io.BytesIO(figure_png(fig)))
+    # 10 pt tick labels at 100 dpi: 10 x 100 / 72 = 13.89 image px
+    assert img.text[PNG_KEY_TEXT_PX] == "13.89"
+    assert img.text[PNG_KEY_OVERLAPS] == "'가나다' / '라마바'"
+    assert img.size[0] == pytest.approx(saved_width_in(fig) * 100, abs=2)
+    plt.close(fig)
+    # a figure with no text at all is still drawn, only without the entries (the site test reports it)
+    fig, ax = plt.subplots(figsize=(2, 2))
+    ax.plot([0, 1], [0, 1])
+    ax.set_axis_off()
+    assert PNG_KEY_TEXT_PX not in Image.open(io.BytesIO(figure_png(fig))).text
     plt.close(fig)
 
 
@@ -126,6 +216,13 @@ def test_legend_below_does_not_cover_the_data():
     with pytest.raises(ValueError, match="MIN_FONT_PT"):
         legend_below(ax, fontsize=7)
     plt.close(fig)
+
+
+def test_roofline_plot_is_legible_on_a_phone():
+    ax = roofline_plot([A, B], [W1, W2])
+    assert overlapping_texts(ax.figure) == []
+    assert phone_text_px(ax.figure) >= 9.0
+    plt.close(ax.figure)
 
 
 def test_log_ticks_label_at_least_two_ticks_on_a_short_range():
@@ -214,7 +311,7 @@ def test_without_any_korean_font_it_warns_once_and_goes_on(fresh_font_setup, mon
     text = str(mine[0].message)
     assert "\n" not in text and "한국어 글꼴" in text and "네모" in text
     assert list(matplotlib.rcParams["font.family"]) == ["DejaVu Sans"]
-    assert matplotlib.rcParams["figure.figsize"] == [COLUMN_WIDTH_IN, 4.2]   # the column sizes are still set
+    assert matplotlib.rcParams["figure.figsize"] == [COLUMN_WIDTH_IN, 4.0]   # the column sizes are still set
 
 
 def test_a_broken_font_package_is_not_fatal(fresh_font_setup, monkeypatch):

@@ -205,3 +205,12 @@ def natural_text_px(svg: str) -> float:
     w_pt = natural_size_px(svg)[0] * 3 / 4
     scale = w_pt / float(m.group(1)) if m else 1.0
     return min(sizes) * scale * 4 / 3
+
+
+def phone_text_px(svg: str, column_px: float | None = None) -> float:
+    """Smallest text of a Graphviz SVG in CSS px as a phone shows it: scaled down to the column
+    (``xpucalc.render.plot.PHONE_COLUMN_PX``, 342 px at a 390 px viewport) when wider, else at its natural size."""
+    if column_px is None:
+        from .plot import PHONE_COLUMN_PX as column_px
+    width = natural_size_px(svg)[0]
+    return natural_text_px(svg) * min(1.0, column_px / width)

@@ -46,24 +46,39 @@ def korean_font_family() -> str | None:
     return next((name for name in KOREAN_FALLBACK_FAMILIES if name in installed), None)
 
 
-# The site's content column shows a figure at about 690 px; at matplotlib's 100 dpi a figure
-# up to this wide is shown at (nearly) its natural size, so its text keeps the size it was drawn at.
-COLUMN_WIDTH_IN = 6.8
-# Smallest font, in points, that stays >= 9 px on screen when a COLUMN_WIDTH_IN figure is shown
-# at 70 % of its natural size (9 px / 0.7 / (100 px/in) * 72 pt/in = 9.3 pt).
-MIN_FONT_PT = 9.5
+# Sizes for the site's content column. A figure is one raster image: on a laptop it is shown at its natural
+# size (the column is about 690 px), on a phone it is scaled down to the column, PHONE_COLUMN_PX wide at a
+# 390 px viewport (measured in Chromium). Scaling keeps the ratio of text to figure width, so what decides the
+# text a phone reader sees is font size / figure width: a figure w inches wide (at any dpi) shows text of
+# s points at s / 72 * PHONE_COLUMN_PX / w CSS px. The defaults are drawn for the phone first.
+PHONE_COLUMN_PX = 342.0
+#: Smallest text a reader should meet on screen, CSS px.
+MIN_SCREEN_PX = 9.0
+#: Default figure width, inches (560 px at 100 dpi: natural size on a laptop, 0.61 x on a phone).
+COLUMN_WIDTH_IN = 5.6
+#: Smallest font, points, of a COLUMN_WIDTH_IN figure: 11 / 72 * 342 / 5.6 = 9.3 px on a phone.
+MIN_FONT_PT = 11.0
 READABLE_RC = {
-    "figure.figsize": (COLUMN_WIDTH_IN, 4.2),
+    "figure.figsize": (COLUMN_WIDTH_IN, 4.0),
     "figure.dpi": 100,
     "savefig.dpi": 100,
-    "font.size": 11,
+    "font.size": MIN_FONT_PT,
     "axes.titlesize": 12,
-    "axes.labelsize": 11,
-    "xtick.labelsize": 10,
-    "ytick.labelsize": 10,
-    "legend.fontsize": 10,
+    "axes.labelsize": MIN_FONT_PT,
+    "xtick.labelsize": MIN_FONT_PT,
+    "ytick.labelsize": MIN_FONT_PT,
+    "legend.fontsize": MIN_FONT_PT,
+    "legend.title_fontsize": MIN_FONT_PT,
     "figure.titlesize": 12,
 }
+
+
+def min_font_pt(width_in: float) -> float:
+    """Smallest font, points, that a figure ``width_in`` inches wide can use and still show MIN_SCREEN_PX on a
+    phone (``MIN_SCREEN_PX * 72 * width_in / PHONE_COLUMN_PX``; 10.6 pt at 5.6 in, 14.3 pt at 6.8 in)."""
+    if not width_in > 0:
+        raise ValueError(f"width_in must be a positive width in inches, got {width_in!r}")
+    return MIN_SCREEN_PX * 72 * width_in / PHONE_COLUMN_PX
 
 
 def setup_korean_font() -> str:
@@ -73,8 +88,9 @@ def setup_korean_font() -> str:
     (:func:`korean_font_family`). That order matters: NanumGothic has no minus sign (U+2212), and the tick
     labels of log axes (``10^{-1}``) are typeset in the first font of the family. Without any Korean font it
     warns once (:class:`KoreanFontWarning`, one Korean line) and goes on with DejaVu Sans; it never raises.
-    It also sets figure and font sizes for the site's content column (``READABLE_RC``):
-    a default figure 6.8 in wide at 100 dpi and text no smaller than 10 pt.
+    It also sets figure and font sizes for the site's content column (``READABLE_RC``): a default figure
+    5.6 in wide at 100 dpi and text no smaller than 11 pt (9 CSS px on a 390 px phone), and, inside IPython,
+    shows figures as PNGs that carry their text size and label overlaps (:func:`figure_png`).
     Returns the first family name. Safe to call many times.
     """
     global _FONT_READY, _FONT_WARNED
@@ -89,6 +105,7 @@ def setup_korean_font() -> str:
         if family is None and not _FONT_WARNED:
             _FONT_WARNED = True
             warnings.warn(NO_KOREAN_FONT, KoreanFontWarning, stacklevel=2)
+    _show_figures_with_text_report()  # every call: the inline backend may have re-registered its own formatter
     return str(matplotlib.rcParams["font.family"][0])
 
 
@@ -145,8 +162,9 @@ def roofline_plot(devices: Sequence[Device], workloads: Sequence[Workload] = (),
             ax.plot(x, y, "*", color="crimson", ms=16, mec="black", zorder=5, label=f"두 상한이 같아지는 점 I = {_sig(x)}")
     ax.set_xlabel("산술 강도 I (FLOP/Byte)")
     ax.set_ylabel("성능 상한 R_roof (TFLOP/s)")
-    ax.set_title(title)
+    ax.set_title(title, wrap=True)  # a long title (a device name) wraps inside the figure
     ax.grid(True, which="both", alpha=0.3)
+    plain_log_ticks(ax, "both")
     legend_below(ax)
     return ax
 
@@ -162,19 +180,30 @@ def legend_below(ax, ncol: int = 1, fontsize: float = MIN_FONT_PT):
     Returns:
         the legend.
     """
+    from matplotlib.transforms import offset_copy
+
     if fontsize < MIN_FONT_PT:
         raise ValueError(f"fontsize {fontsize} pt is below MIN_FONT_PT = {MIN_FONT_PT} pt; use a larger size")
-    leg = ax.legend(fontsize=fontsize, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=ncol, frameon=False)
-    ax.figure.tight_layout()
+    fig = ax.figure
+    fig.canvas.draw()  # lay out the x tick labels and axis label, to start the legend under them
+    under = ax.xaxis.get_tightbbox(fig.canvas.get_renderer())
+    gap_pt = 30.0 if under is None else max(ax.bbox.y0 - under.y0, 0.0) * 72 / fig.dpi + 4
+    anchor = offset_copy(ax.transAxes, fig=fig, y=-gap_pt, units="points")  # points: the same at any axes height
+    leg = ax.legend(fontsize=fontsize, loc="upper center", bbox_to_anchor=(0.5, 0.0), bbox_transform=anchor,
+                    ncol=ncol, frameon=False)
+    fig.tight_layout()
     return leg
 
 
-def log_ticks(ax, axis: str = "y"):
-    """Label 1-2-5 ticks on a log axis, so a short log range still shows at least two labelled ticks.
+def plain_log_ticks(ax, axis: str = "both", every_125: bool = False):
+    """Plain decimal labels on the decade ticks of a log axis ("0.1", "10", "1,000") instead of ``10^{-1}``,
+    whose exponent mathtext draws at 70 % size (too small on a phone), and no minor labels. Call it after
+    setting the axis limits: a view of less than two decades gets labelled 1-2-5 ticks.
 
     Args:
-        ax: matplotlib axes whose ``axis`` ("x", "y" or "both") uses a log scale.
-        axis: which axis to label.
+        ax: matplotlib axes.
+        axis: "x", "y" or "both".
+        every_125: label 1-2-5 ticks whatever the range.
 
     Returns:
         the axes.
@@ -185,7 +214,162 @@ def log_ticks(ax, axis: str = "y"):
         raise ValueError(f"axis must be 'x', 'y' or 'both', not {axis!r}")
     for name in ("x", "y") if axis == "both" else (axis,):
         a = getattr(ax, f"{name}axis")
-        a.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0), numticks=30))
-        a.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))  # 0.2, 5, 1e+04
+        lo, hi = sorted(a.get_view_interval())
+        if every_125 or (lo > 0 and hi / lo < 100):  # under two decades: label 1-2-5 ticks, so at least two show
+            a.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0), numticks=30))
+        a.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:,g}"))  # 0.01, 10, 1,000, 1e+06
         a.set_minor_formatter(NullFormatter())
     return ax
+
+
+def log_ticks(ax, axis: str = "y"):
+    """Label 1-2-5 ticks on a log axis (``plain_log_ticks`` with ``every_125``), so a short log range still
+    shows at least two labelled ticks.
+
+    Args:
+        ax: matplotlib axes whose ``axis`` ("x", "y" or "both") uses a log scale.
+        axis: which axis to label.
+
+    Returns:
+        the axes.
+    """
+    return plain_log_ticks(ax, axis, every_125=True)
+
+
+# --------------------------------------------------------------------------- legibility of a drawn figure
+
+#: PNG text keys that :func:`figure_png` writes (the site test reads them from the built pages' images).
+PNG_KEY_TEXT_PX = "xpucalc:smallest-text-px"
+PNG_KEY_OVERLAPS = "xpucalc:overlapping-labels"
+#: Two text boxes overlap when they share more than this many pixels in both directions.
+OVERLAP_TOLERANCE_PX = 1.0
+
+
+def drawn_texts(fig) -> list:
+    """Every non-empty text that ``fig`` draws, with its box: ``[(text artist, Bbox in display pixels)]``.
+
+    Titles, axis labels, the tick labels of the ticks inside the view (not the stale ones matplotlib keeps
+    beyond it), legend entries, annotations and bar labels. Draws the figure once to lay it out.
+    """
+    from matplotlib.axis import Axis
+    from matplotlib.text import Text
+
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    tick_labels, drawn_ticks = set(), set()
+    for ax in fig.axes:
+        for axis in ax._axis_map.values():
+            for tick in axis.majorTicks + axis.minorTicks:
+                tick_labels.update((id(tick.label1), id(tick.label2)))
+            for tick in axis._update_ticks():  # the ticks inside the view, as Axis.draw picks them
+                drawn_ticks.update((id(tick.label1), id(tick.label2)))
+    out, seen = [], set()
+
+    def walk(artist) -> None:
+        if id(artist) in seen or not artist.get_visible():  # a hidden legend or axis hides its texts
+            return
+        if isinstance(artist, Axis) and not artist.axes.axison:  # ax.set_axis_off(): no ticks, no labels
+            return
+        seen.add(id(artist))
+        if isinstance(artist, Text) and artist.get_text().strip() and (
+                id(artist) not in tick_labels or id(artist) in drawn_ticks):
+            out.append((artist, artist.get_window_extent(renderer)))
+        for child in artist.get_children():
+            walk(child)
+
+    walk(fig)
+    return out
+
+
+def overlapping_texts(fig, tolerance_px: float = OVERLAP_TOLERANCE_PX) -> list[tuple[str, str]]:
+    """Pairs of drawn texts of ``fig`` whose boxes overlap (more than ``tolerance_px`` both ways), as strings."""
+    boxes = drawn_texts(fig)
+    pairs = []
+    for i, (ta, a) in enumerate(boxes):
+        for tb, b in boxes[i + 1:]:
+            w = min(a.x1, b.x1) - max(a.x0, b.x0)
+            h = min(a.y1, b.y1) - max(a.y0, b.y0)
+            if w > tolerance_px and h > tolerance_px:
+                pairs.append((ta.get_text(), tb.get_text()))
+    return pairs
+
+
+def saved_width_in(fig) -> float:
+    """Width in inches of ``fig`` saved as the notebook shows it (``bbox_inches="tight"``, 0.1 in padding)."""
+    import matplotlib
+
+    fig.canvas.draw()
+    box = fig.get_tightbbox(fig.canvas.get_renderer())
+    return float(box.width) + 2 * float(matplotlib.rcParams["savefig.pad_inches"])
+
+
+#: mathtext draws super- and subscripts at this fraction of the text size (matplotlib's SHRINK_FACTOR):
+#: the exponent of a "10^{-2}" tick label is 7.7 pt when the label is 11 pt.
+MATHTEXT_SCRIPT_SHRINK = 0.7
+
+
+def text_pt(text) -> float:
+    """Size, points, of the smallest glyphs of a text artist: its font size, times MATHTEXT_SCRIPT_SHRINK
+    when it holds mathtext with a super- or subscript (log-axis tick labels such as ``$10^{2}$``)."""
+    s = text.get_text()
+    script = s.count("$") >= 2 and ("^" in s or "_" in s)
+    return float(text.get_fontsize()) * (MATHTEXT_SCRIPT_SHRINK if script else 1.0)
+
+
+def smallest_text_pt(fig) -> float:
+    """Size, points, of the smallest glyphs that ``fig`` draws (see :func:`text_pt`)."""
+    texts = drawn_texts(fig)
+    if not texts:
+        raise ValueError("the figure draws no text")
+    return min(text_pt(t) for t, _ in texts)
+
+
+def phone_text_px(fig, column_px: float = PHONE_COLUMN_PX) -> float:
+    """Smallest text of ``fig`` in CSS px as a phone shows it: the saved image scaled down to ``column_px``
+    (or left at its natural size when narrower): points / 72 x min(dpi, column_px / saved width in inches)."""
+    return smallest_text_pt(fig) / 72 * min(float(fig.dpi), column_px / saved_width_in(fig))
+
+
+def figure_png(fig) -> bytes:
+    """``fig`` as the notebook shows it (PNG, ``bbox_inches="tight"``, at the figure's dpi), with two PNG text
+    entries for the site test: PNG_KEY_TEXT_PX, the smallest text in image pixels (points x dpi / 72), and
+    PNG_KEY_OVERLAPS, the overlapping text pairs ("" when none). A figure that cannot be measured (no text)
+    is still drawn, without the two entries (the site test then reports it)."""
+    import io
+
+    try:
+        pairs = overlapping_texts(fig)
+        meta = {PNG_KEY_TEXT_PX: f"{smallest_text_pt(fig) * fig.dpi / 72:.2f}",
+                PNG_KEY_OVERLAPS: " | ".join(f"{a!r} / {b!r}" for a, b in pairs)[:2000]}
+    except Exception:  # noqa: BLE001 - a figure without text, or a matplotlib change: show it, unmeasured
+        meta = {}
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", bbox_inches="tight", dpi=fig.dpi, facecolor=fig.get_facecolor(),
+                edgecolor=fig.get_edgecolor(), metadata=meta)
+    return buf.getvalue()
+
+
+def _figure_png_b64(fig):
+    import base64
+
+    if not fig.axes and not fig.lines:  # as IPython: an empty figure shows nothing
+        return None
+    return base64.b64encode(figure_png(fig)).decode("ascii")
+
+
+def _show_figures_with_text_report() -> None:
+    """Inside IPython, show matplotlib figures with :func:`figure_png` (text size and overlaps in the PNG)."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return
+    shell = get_ipython()
+    if shell is None:
+        return
+    from matplotlib.figure import Figure
+
+    try:  # the inline backend registers its own PNG formatter when first imported: let it do so first
+        import matplotlib_inline.backend_inline  # noqa: F401
+    except ImportError:
+        pass
+    shell.display_formatter.formatters["image/png"].for_type(Figure, _figure_png_b64)
