@@ -11,7 +11,8 @@
 5. Load the reader-facing rules (``xpu_reader``: Korean UI strings, collapsed computations,
    lab answers, figure captions, per-page exercise numbers) and the Korean search
    (``xpu_search``: Pagefind index written by the build), the templates in ``_ext/templates``
-   (search page, Korean footer) and ``_ext/static/xpu-site.js`` (sidebar buttons, tap-to-zoom figures).
+   (search page, Korean footer) and ``_ext/static/xpu-site.js`` (sidebar buttons, tap-to-zoom figures, phone
+   panels that close on a choice, tooltips that do not stick, search words marked on the page a result opens).
 
 MathJax 3.2.2 comes from the PyPI wheel ``django-static-mathjax`` (pinned in
 requirements.txt; it ships the official ``es5`` build as package data and has no
@@ -52,6 +53,9 @@ def _configure(app: Sphinx, config: Config) -> None:
     # Scripts live in _ext/static, not _static: Jupyter Book adds every _static/*.js to every page.
     config.html_static_path = [*config.html_static_path, str(STATIC)]
     config.html_theme_options["footer_content_items"] = ["xpu-footer.html"]
+    # One search box: pydata-sphinx-theme 0.17 adds a header bar with its own search field unless this is set,
+    # and sphinx-book-theme already puts one in the sidebar (and a search button in the article header on phones).
+    config.html_theme_options.setdefault("navbar_persistent", [])
 
 
 def _drop_thebe(app: Sphinx, pagename: str, templatename: str, context: dict, doctree) -> None:
@@ -91,6 +95,7 @@ def _copy(app: Sphinx, exception: Exception | None) -> None:
 def setup(app: Sphinx) -> dict:
     app.setup_extension("xpu_reader")
     app.setup_extension("xpu_search")
+    app.setup_extension("xpu_calc")  # in-page calculators: Pyodide runtime + xpucalc zip (see _ext/xpu_calc.py)
     app.add_js_file("xpu-site.js", defer="defer")
     app.connect("config-inited", _configure)
     app.connect("html-page-context", _drop_thebe, priority=900)
