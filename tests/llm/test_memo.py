@@ -120,7 +120,7 @@ def test_m3_ultra_without_peak_still_decodes():
     # 15,009,857,536 B of weights read (one embedding row, not the table) + 536,870,912 B of KV
     assert r.decode_tokens_per_s_per_request == pytest.approx(bw / (15_009_857_536 + 4096 * 131072))
     assert m.n_params == 8_030_261_248
-    assert "prefill" in said(r) and "계산하지 않음" in said(r)
+    assert "프리필" in said(r) and "계산하지 않음" in said(r)
     bad = memo(n_params=7e9, gpu="apple-m3-ultra", goal="full_ft", train_tokens=1e9)
     assert bad.error.argument == "peak_flops" and str(bad.error).startswith("peak_flops: ")
 

@@ -223,7 +223,7 @@ def over(need, mem):
 
 
 def tp_reason(why, t):
-    return f"노드 안 GPU가 NVLink로 연결되어 있으므로 레이어 안을 나누는 TP로 묶습니다. TP는 {why} 값이어야 하므로 TP = {t}입니다."
+    return f"노드 안 GPU가 NVLink로 연결되어 있으므로 층 안을 나누는 TP로 묶습니다. TP는 {why} 값이어야 하므로 TP = {t}입니다."
 def test_suggest_single_gpu():
     check(suggested(14 * GB, 80 * GB, 1, 1, False, False),
           expect("단일 GPU (병렬화 없음)", [fits("14.0 GB", "80.0 GB"), "GPU가 한 장뿐이므로 병렬화할 것이 없습니다."]))
@@ -266,8 +266,8 @@ def test_suggest_pcie_node_exact_fit_on_all_gpus():
     check(suggested(160 * GB, 80 * GB, 2, 1, False, False),
           expect("FSDP (샤딩 2) 또는 PP = 2",
                  [over("160.0 GB", "80.0 GB"),
-                  "NVLink가 없어 레이어마다 all-reduce가 필요한 TP는 PCIe로는 느립니다. "
-                  "파라미터를 GPU 2장에 나눠 두는 FSDP(ZeRO-3), 또는 레이어 묶음을 나누는 PP를 씁니다."],
+                  "NVLink가 없어 층마다 all-reduce가 필요한 TP는 PCIe로는 느립니다. "
+                  "파라미터를 GPU 2장에 나눠 두는 FSDP(ZeRO-3), 또는 층 묶음을 나누는 PP를 씁니다."],
                  dp=2, fsdp=True))
 
 
@@ -275,8 +275,8 @@ def test_suggest_pcie_node_serving_is_pp():
     check(suggested(140 * GB, 48 * GB, 4, 1, False, False, goal="serving"),
           expect("PP = 4 (PCIe)",
                  [over("140.0 GB", "48.0 GB"),
-                  "NVLink가 없으면 TP는 레이어마다 두 번의 all-reduce를 PCIe로 주고받아야 하므로, 이 흐름은 단계 경계에서만 "
-                  "활성값을 넘기는 PP로 레이어 묶음을 GPU 4장에 나눕니다. 요청 하나는 단계를 차례로 지나가므로 "
+                  "NVLink가 없으면 TP는 층마다 두 번의 all-reduce를 PCIe로 주고받아야 하므로, 이 흐름은 단계 경계에서만 "
+                  "활성값을 넘기는 PP로 층 묶음을 GPU 4장에 나눕니다. 요청 하나는 단계를 차례로 지나가므로 "
                   "PP는 메모리를 넓힐 뿐 요청 하나를 빠르게 하지는 않습니다. 요청 하나의 속도를 TP와 견주려면 "
                   "xpucalc.llm.serve로 두 구성을 계산해 보세요."], pp=4))
 
@@ -296,7 +296,7 @@ def test_suggest_tp_divides_both_head_counts():
     check(suggested(400 * GB, 80 * GB, 8, 1, True, False, heads=(12, 8)),
           expect("TP = 4, PP = 2 (노드 내 NVLink)",
                  [over("400.0 GB", "80.0 GB"), tp_reason("헤드 수를 나누는", 4),
-                  "TP 4장에 한 벌이 들어가지 않아 PP = 2단계로 레이어를 나눕니다."], tp=4, pp=2))
+                  "TP 4장에 한 벌이 들어가지 않아 PP = 2단계로 층을 나눕니다."], tp=4, pp=2))
 
 
 def test_suggest_tp_shrinks_to_one_and_pp_rounds_up_to_a_divisor():
@@ -305,7 +305,7 @@ def test_suggest_tp_shrinks_to_one_and_pp_rounds_up_to_a_divisor():
     check(suggested(500 * GB, 80 * GB, 8, 1, True, False, heads=(6, 3)),
           expect("TP = 1, PP = 8 (노드 내 NVLink)",
                  [over("500.0 GB", "80.0 GB"), tp_reason("헤드 수를 나누는", 1),
-                  "TP 1장에 한 벌이 들어가지 않아 PP = 8단계로 레이어를 나눕니다."], pp=8))
+                  "TP 1장에 한 벌이 들어가지 않아 PP = 8단계로 층을 나눕니다."], pp=8))
 
 
 def test_suggest_tp_halves_at_an_exact_fit_of_the_group():
@@ -314,12 +314,12 @@ def test_suggest_tp_halves_at_an_exact_fit_of_the_group():
     check(suggested(480 * GB, 80 * GB, 6, 1, True, False),
           expect("TP = 2, PP = 3 (노드 내 NVLink)",
                  [over("480.0 GB", "80.0 GB"), tp_reason(POW2, 2),
-                  "TP 2장에 한 벌이 들어가지 않아 PP = 3단계로 레이어를 나눕니다."], tp=2, pp=3))
+                  "TP 2장에 한 벌이 들어가지 않아 PP = 3단계로 층을 나눕니다."], tp=2, pp=3))
     # 3 GPUs: t = 2 on 2 GPUs holds 160 < 170 GB -> t = 1; PP = ceil(170 / 80) = 3 on all three
     check(suggested(170 * GB, 80 * GB, 3, 1, True, False),
           expect("TP = 1, PP = 3 (노드 내 NVLink)",
                  [over("170.0 GB", "80.0 GB"), tp_reason(POW2, 1),
-                  "TP 1장에 한 벌이 들어가지 않아 PP = 3단계로 레이어를 나눕니다."], pp=3))
+                  "TP 1장에 한 벌이 들어가지 않아 PP = 3단계로 층을 나눕니다."], pp=3))
     # one node given as 8 GPUs but only 6 of them in use: planned on the 6 (no partly-filled-node reduction)
     s = suggested(150 * GB, 80 * GB, 8, 1, True, False, n_gpus=6)
     assert s.feasible and (s.tp, s.pp, s.dp, s.strategy) == (4, 1, 1, "TP = 4 (노드 내 NVLink)")
@@ -333,7 +333,7 @@ def test_suggest_more_than_eight_gpus_in_one_node_warns():
     check(suggested(700 * GB, 80 * GB, 12, 1, True, False),
           expect("TP = 4, PP = 3 (노드 내 NVLink)",
                  [over("700.0 GB", "80.0 GB"), tp_reason(POW2, 4),
-                  "TP 4장에 한 벌이 들어가지 않아 PP = 3단계로 레이어를 나눕니다."], tp=4, pp=3, warnings=[TP_WARN]))
+                  "TP 4장에 한 벌이 들어가지 않아 PP = 3단계로 층을 나눕니다."], tp=4, pp=3, warnings=[TP_WARN]))
     # 9 GPUs (> 8) warn too; TP = 8 holds 300 GB; serving with one copy says no "사본"
     check(suggested(300 * GB, 80 * GB, 9, 1, True, False, goal="serving"),
           expect("TP = 8 (노드 내 NVLink)", [over("300.0 GB", "80.0 GB"), tp_reason(POW2, 8)], tp=8,
@@ -425,7 +425,7 @@ def test_suggest_multi_node_without_nvlink():
                  [over("300.0 GB", "48.0 GB"), IB.format(2),
                   "NVLink가 없어 TP는 쓰지 않고, 전체 GPU에 파라미터를 나누는 FSDP(ZeRO-3)나 노드 간 PP를 씁니다."],
                  dp=8, fsdp=True))
-    pp_only = "NVLink가 없어 TP는 쓰지 않고, 레이어 묶음을 GPU마다 나누는 PP를 씁니다."
+    pp_only = "NVLink가 없어 TP는 쓰지 않고, 층 묶음을 GPU마다 나누는 PP를 씁니다."
     # serving: PP = min(8, ceil(300 / 48) = 7) = 7 does not divide 8 -> 8 stages, one copy
     check(suggested(300 * GB, 48 * GB, 4, 2, False, False, goal="serving"),
           expect("PP = 8", [over("300.0 GB", "48.0 GB"), IB.format(2), pp_only], pp=8))

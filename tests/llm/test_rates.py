@@ -172,3 +172,14 @@ def test_decode_intensity_limit_llama3_70b_4k():
         llm.decode_intensity_limit(1e9, 0)
     with err("flops_per_token"):
         llm.decode_intensity_limit(-1, 1e6)
+
+
+@pytest.mark.parametrize("call, slip", [
+    (lambda: llm.rates.decode_tokens_per_s_bound(16e9, 3.35), "bandwidth=3.35 looks like GB/s"),
+    (lambda: llm.rates.compute_tokens_per_s_bound(8e9, 989), "peak_flops=989 looks like TFLOP/s"),
+    (lambda: llm.rates.decode_critical_batch(8e9, 2, 989e12, 3350), "bandwidth=3350 looks like GB/s"),
+    (lambda: llm.rates.prefill_time_s(8e9, 2048, 2, 989, 3.35e12), "peak_flops=989 looks like TFLOP/s"),
+])
+def test_a_rate_given_in_the_wrong_unit_is_refused_with_the_conversion(call, slip):
+    with pytest.raises(ValueError, match=re.escape(slip)):
+        call()

@@ -24,36 +24,37 @@ def test_train_flops_time_and_implied_mfu_by_hand():
     m = tiny()
     # 100 tokens x 7,920 FLOP (training, s = 10) = 792,000
     assert training.model_train_flops(m, 100, 10) == 792_000
-    # 792,000 / (2 devices x 1,000 FLOP/s x 0.5) = 792 s
-    assert training.model_train_time_s(m, 100, 10, 2, 1000.0, 0.5) == pytest.approx(792.0)
-    assert training.model_train_time_s(m, 100, 10, 1, 1000.0, 1.0) == pytest.approx(792.0)
-    # 792,000 / (440 h x 3,600 s x 1 FLOP/s) = 792,000 / 1,584,000 = 0.5
-    assert training.implied_mfu(m, 100, 10, 440, 1.0) == pytest.approx(0.5)
-    # 6N only: 6 x 1,160 x 100 = 696,000 / 1,584,000 = 29/66
-    assert training.implied_mfu(m, 100, 10, 440, 1.0, attention=False) == pytest.approx(29 / 66)
+    # Rates in SI units (a peak below 1 GFLOP/s is refused as a unit slip), so the tokens scale with them:
+    # 100e9 tokens x 7,920 FLOP = 7.92e14 FLOP; / (2 devices x 1e12 FLOP/s x 0.5) = 792 s
+    assert training.model_train_time_s(m, 100e9, 10, 2, 1e12, 0.5) == pytest.approx(792.0)
+    assert training.model_train_time_s(m, 100e9, 10, 1, 1e12, 1.0) == pytest.approx(792.0)
+    # 100e12 tokens: 7.92e17 FLOP / (440 h x 3,600 s x 1e12 FLOP/s) = 7.92e17 / 1.584e18 = 0.5
+    assert training.implied_mfu(m, 100e12, 10, 440, 1e12) == pytest.approx(0.5)
+    # 6N only: 6 x 1,160 x 100e12 = 6.96e17 / 1.584e18 = 29/66
+    assert training.implied_mfu(m, 100e12, 10, 440, 1e12, attention=False) == pytest.approx(29 / 66)
     # an exact 100 % is allowed; 220 h -> 1.0, 100 h -> 2.2 is rejected
-    assert training.implied_mfu(m, 100, 10, 220, 1.0) == pytest.approx(1.0)
+    assert training.implied_mfu(m, 100e12, 10, 220, 1e12) == pytest.approx(1.0)
     with pytest.raises(ValueError, match=r"^implied MFU is 2\.200 > 1: the work claimed exceeds peak x time"):
-        training.implied_mfu(m, 100, 10, 100, 1.0)
+        training.implied_mfu(m, 100e12, 10, 100, 1e12)
     # just above 1: 792,000 / (200 h x 3,600) = 1.1 is rejected too, and the message says what to check
     with pytest.raises(ValueError, match=r"^implied MFU is 1\.100 > 1: .*; check device_hours, "
                                          r"peak_flops \(dense, not sparse\) and tokens$"):
-        training.implied_mfu(m, 100, 10, 200, 1.0)
+        training.implied_mfu(m, 100e12, 10, 200, 1e12)
     with pytest.raises(ValueError, match=r"^peak_flops must be > 0"):
         training.implied_mfu(m, 100, 10, 1, 0.0)
     for bad, args in (("tokens", (0, 10)), ("seq_len", (100, 0))):
         with pytest.raises(ValueError, match=rf"^{bad} must be "):
             training.model_train_flops(m, *args)
     with pytest.raises(ValueError, match=r"^n_devices must be a whole number >= 1"):
-        training.model_train_time_s(m, 100, 10, 0, 1000.0, 0.5)
+        training.model_train_time_s(m, 100, 10, 0, 1e12, 0.5)
     with pytest.raises(ValueError, match=r"^peak_flops must be > 0"):
         training.model_train_time_s(m, 100, 10, 1, 0.0, 0.5)
     with pytest.raises(ValueError, match=r"^mfu must be a fraction in"):
-        training.model_train_time_s(m, 100, 10, 1, 1000.0, 1.5)
+        training.model_train_time_s(m, 100, 10, 1, 1e12, 1.5)
     with pytest.raises(ValueError, match=r"^device_hours must be > 0"):
-        training.implied_mfu(m, 100, 10, 0, 1.0)
+        training.implied_mfu(m, 100, 10, 0, 1e12)
     with pytest.raises(ValueError, match=r"^tokens must be > 0"):
-        training.implied_mfu(m, 0, 10, 1, 1.0, attention=False)
+        training.implied_mfu(m, 0, 10, 1, 1e12, attention=False)
     # the Model-based pair has its own names: llm.train_flops / llm.train_time_s are the scalar 6 N T rules
     assert not hasattr(training, "train_flops") and not hasattr(training, "train_time_s")
 

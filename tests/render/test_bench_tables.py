@@ -143,3 +143,11 @@ def test_floor_table_by_hand():
     # 2,623,488 B / 62.5 us = 41.98 GB/s = 2.7 % of 1,555 GB/s
     assert tab.column("Q_min / 잰 값 ÷ 사양 대역폭")[4] == "2.7%"
     assert len(bench_tables.floor_table(reference.load("tpu-v5e")).rows) == 8
+
+
+def test_source_ids_reach_the_reader_as_titles():
+    from xpucalc.render.bench_tables import reference_table, source_title
+    assert source_title("week05-s11.3") == "5주차 교안 §11.3의 실행 기록"
+    assert source_title("nccl-1530") == "nccl-1530"
+    notes = " ".join(reference_table().notes)
+    assert "week05-s" not in notes and "5주차 교안 §11.3의 실행 기록" in notes

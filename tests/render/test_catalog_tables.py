@@ -66,7 +66,7 @@ def test_spec_table_cells_by_hand(monkeypatch):
     use_data(monkeypatch, "devices.json", FAKE_DEVICES)
     t = ct.spec_table(["x", "y", "z"], ("bf16", "fp8"), caption="표")
     assert t.caption == "표"
-    assert t.headers == ["장치", "정밀도", "dense/sparse", "누산", "범위", "피크", "메모리", "대역폭", "근거", "출처 (확인일)"]
+    assert t.headers == ["장치", "정밀도", "dense/sparse", "누산", "범위", "최대 처리율", "메모리", "대역폭", "근거", "출처 (확인일)"]
     assert t.rows == [
         ["Chip X", "BF16", "dense", "FP32", "board", "1.235 PFLOP/s", "1.235 GiB (문서 확인)", "—", "문서 확인",
          "Source One (2026-01-02)"],
@@ -100,13 +100,17 @@ def test_spec_table_renders_from_catalog():
 def test_memory_table_cells_by_hand():
     t = ct.memory_table(caption="mem")
     assert t.caption == "mem"
-    assert t.headers == ["메모리", "대표 대역폭", "범위", "원자료 표기", "주 용도", "예시 장치 (카탈로그)", "근거", "출처 (확인일)"]
+    assert t.headers == ["메모리", "대표 대역폭", "범위", "원자료 표기", "주 용도", "예시 장치", "근거", "출처 (확인일)"]
     rows = {r[0]: r for r in t.rows}
     assert list(rows) == [r["name"] for r in MEM["rows"]]
     assert rows["HBM3"][1:4] == ["3.35 TB/s", "3.35 TB/s – 5.3 TB/s", "3.35 TB/s"]
     assert rows["HBM3"][5] == "NVIDIA H100 SXM, AMD Instinct MI300X"
     assert rows["GDDR7"][1:3] == ["1.792 TB/s (계산: 28000 MT/s × 512비트 / 8)", "—"]
-    assert rows["GDDR6"][1:3] == ["864 GB/s (계산: 18000 MT/s × 384비트 / 8)", "864 GB/s – 960 GB/s"]
+    assert rows["GDDR6"][1:3] == ["864 GB/s (계산: 18000 MT/s × 384비트 / 8)", "360 GB/s – 960 GB/s"]
+    # a consumer card and Apple M4 Max are examples outside the device catalog, shown with their computed value
+    # (15 Gb/s x 192 bits / 8 = 360 GB/s; 8533 MT/s x 512 bits / 8 = 546.112 GB/s)
+    assert rows["GDDR6"][5].endswith("GeForce RTX 3060 12GB (consumer) (360 GB/s, 카탈로그 밖)")
+    assert "Apple M4 Max (16-core CPU / 40-core GPU) (546.112 GB/s, 카탈로그 밖)" in rows["LPDDR5X (on package)"][5]
     assert rows["LPDDR5X (on package)"][1] == "136.528 GB/s (계산: 8533 MT/s × 128비트 / 8)"
     assert rows["DDR4 (system RAM)"][1:3] == ["51.2 GB/s (계산: 3200 MT/s × 128비트 / 8)", "25.6 GB/s – 51.2 GB/s"]
     assert rows["DDR5 (system RAM)"][5] == "—"

@@ -52,7 +52,7 @@ def test_labels_and_the_narration_by_hand():
                 warnings=(Step("tp_beyond_nvswitch", {"gpus_in_node": 12}),), tp=4, pp=3, dp=2, ep=True)
     told = pt.narrate(plan)
     assert told.strategy == "TP = 4, PP = 3, 사본 2개 (노드 내 NVLink) + EP (전문가 병렬)" == str(told)
-    assert told.reasons == ("노드 안 GPU가 NVLink로 연결되어 있으므로 레이어 안을 나누는 TP로 묶습니다. TP는 2의 거듭제곱인"
+    assert told.reasons == ("노드 안 GPU가 NVLink로 연결되어 있으므로 층 안을 나누는 TP로 묶습니다. TP는 2의 거듭제곱인"
                             "(흔한 모델의 헤드 수를 나누는) 값이어야 하므로 TP = 4입니다.",)
     assert told.warnings == (pt.TP_BEYOND_NVSWITCH,)
     training = Plan("tp_in_node", "training", (), tp=8, dp=2)

@@ -75,8 +75,8 @@ class CpuReference:
     def roofs(self) -> list[Device]:
         """Measured roofs: (``peak_flops``, large-array triad) and (same peak, in-cache triad)."""
         peak = self.peak_flops
-        return [Device("측정 지붕(큰 배열 triad)", peak, self.stream_result("triad").bytes_per_s),
-                Device("측정 캐시 지붕(캐시 안 triad)", peak, self.stream_result("triad", True).bytes_per_s)]
+        return [Device("측정 상한선(큰 배열 triad)", peak, self.stream_result("triad").bytes_per_s),
+                Device("측정 캐시 상한선(캐시 안 triad)", peak, self.stream_result("triad", True).bytes_per_s)]
 
 
 def load(name: str = FILE) -> CpuReference:

@@ -6,7 +6,7 @@ rates are FLOP/s, times seconds. The architecture-aware versions live in
 """
 from __future__ import annotations
 
-from .._check import check_bool, fraction, positive, positive_int
+from .._check import check_bool, device_figure, fraction, positive, positive_int
 
 #: Chinchilla's compute-optimal ratio of training tokens to parameters.
 CHINCHILLA_TOKENS_PER_PARAM = 20.0
@@ -86,7 +86,7 @@ def train_time_s(n_params: float, tokens: float, n_devices: int, peak_flops: flo
         peak_flops: dense peak per device for the training precision, FLOP/s.
         mfu: model FLOPs utilisation as a fraction in (0, 1] (0.4 for 40 %).
     """
-    return train_flops(n_params, tokens) / (positive_int(n_devices, "n_devices") * positive(peak_flops, "peak_flops")
+    return train_flops(n_params, tokens) / (positive_int(n_devices, "n_devices") * device_figure(peak_flops, "peak_flops", "FLOP/s")
                                             * fraction(mfu, "mfu"))
 
 
@@ -110,7 +110,7 @@ def mfu(n_params: float, tokens_per_s: float, n_devices: int, peak_flops: float)
             the job's, too few devices).
     """
     m = train_flops_per_token(n_params) * positive(tokens_per_s, "tokens_per_s") / (
-        positive_int(n_devices, "n_devices") * positive(peak_flops, "peak_flops"))
+        positive_int(n_devices, "n_devices") * device_figure(peak_flops, "peak_flops", "FLOP/s"))
     return _at_most_one(m, "tokens_per_s")
 
 
@@ -124,7 +124,7 @@ def _at_most_one(m: float, culprit: str) -> float:
 def mfu_from_device_hours(n_params: float, tokens: float, device_hours: float, peak_flops: float) -> float:
     """MFU implied by a reported budget: 6NT / (device_hours x 3600 x peak_flops), a fraction (ValueError if > 1)."""
     return _at_most_one(train_flops(n_params, tokens) / (positive(device_hours, "device_hours") * 3600.0
-                                                         * positive(peak_flops, "peak_flops")), "device_hours")
+                                                         * device_figure(peak_flops, "peak_flops", "FLOP/s")), "device_hours")
 
 
 __all__ = ["CHINCHILLA_TOKENS_PER_PARAM", "attention_flops_per_token", "attention_ratio", "chinchilla_tokens",

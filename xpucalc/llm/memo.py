@@ -51,9 +51,9 @@ def resolve_hardware(inp: WorkloadInputs) -> Hardware:
 def _peak_label(hw: Hardware) -> str:
     """Where the memo's peak came from, in Korean."""
     if hw.peak_flops is None:
-        return "카탈로그에 dense 피크 없음(미공개)"
+        return "카탈로그에 dense 최대 처리율 없음(미공개)"
     if hw.peak_precision is None:
-        return "직접 입력한 dense 피크"
+        return "직접 입력한 dense 최대 처리율"
     acc = f", {hw.peak_accumulate.upper()} 누산" if hw.peak_accumulate else ""
     return f"카탈로그 {hw.peak_precision.upper()} dense{acc}"
 
@@ -181,7 +181,7 @@ def _serve_layout(inp: WorkloadInputs, m: Model, dev: str | Hardware, **kw) -> t
             best = max(cands, key=lambda r: serve(m, dev, tp=r.tp, pp=r.pp, dp=r.dp,
                                                   **{**kw, "batch": max(1, r.max_batch)}).decode_tokens_per_s_total)
             return best, "들어가는 구성 가운데 최대 배치에서 전체 처리량이 가장 큰 것"
-        return cands[0], "들어가는 구성 가운데 요청 하나의 decode가 가장 빠른 것"
+        return cands[0], "들어가는 구성 가운데 요청 하나의 디코드가 가장 빠른 것"
     t = max(x for x in m.valid_tp() if x <= per_node and g % x == 0)
     return serve(m, dev, tp=t, pp=g // t, dp=1, **kw), "들어가는 구성이 없어 메모리가 가장 넓은 구성"
 
@@ -223,25 +223,25 @@ def _serving_rows(inp: WorkloadInputs, hw: Hardware, rep: MemoReport) -> None:
     rep.rows.append(("메모리 판정", f"{'들어감' if r.fits else '들어가지 않음'}; 이 구성의 최대 배치 {r.max_batch}", COMPUTED))
     rep.decode_tokens_per_s_per_request = r.decode_tokens_per_s_per_request
     rep.decode_tokens_per_s = r.decode_tokens_per_s_total
-    rep.rows.append(("decode 상한, 요청 하나", f"{fmt_num(r.decode_tokens_per_s_per_request, 1)} 토큰/s "
+    rep.rows.append(("디코드 상한, 요청 하나", f"{fmt_num(r.decode_tokens_per_s_per_request, 1)} 토큰/s "
                      f"(한 단계 {fmt_time(dec.step_s)}, {'연산' if dec.bound == 'compute' else '메모리'} 한계)",
                      COMPUTED))
-    rep.rows.append(("decode 상한, 전체", f"{fmt_num(r.decode_tokens_per_s_total, 1)} 토큰/s "
+    rep.rows.append(("디코드 상한, 전체", f"{fmt_num(r.decode_tokens_per_s_total, 1)} 토큰/s "
                      f"(사본 {r.dp}개 × 배치 {r.batch}"
                      + (f", 파이프라인에 마이크로배치 {r.microbatches}개" if r.pp > 1 else "") + ")", COMPUTED))
     if r.tp > 1:
-        rep.rows.append(("TP all-reduce (decode 한 단계)", f"{fmt_time(dec.allreduce_s)} (레이어당 2회, 1회 고정비 "
+        rep.rows.append(("TP all-reduce (디코드 한 단계)", f"{fmt_time(dec.allreduce_s)} (층당 2회, 1회 고정비 "
                          f"{fmt_time(r.allreduce_latency_s)}: {_latency_words(r.latency_key)})", COMPUTED))
     if r.prefill_s is None:
-        rep.rows.append((f"prefill {inp.seq_len:,} 토큰", "계산하지 않음: 이 장치는 dense 피크가 공개되지 않았습니다", "미공개"))
+        rep.rows.append((f"프리필 {inp.seq_len:,} 토큰", "계산하지 않음: 이 장치는 dense 최대 처리율이 공개되지 않았습니다", "미공개"))
     else:
-        rep.rows.append((f"prefill {inp.seq_len:,} 토큰 (MFU {fmt_num(100 * inp.mfu, 0)} %)",
+        rep.rows.append((f"프리필 {inp.seq_len:,} 토큰 (MFU {fmt_num(100 * inp.mfu, 0)} %)",
                          f"{fmt_time(r.prefill_s)} (어텐션 항 포함)", COMPUTED))
     if m.is_moe:
-        rep.messages.append(f"MoE: decode 한 단계가 토큰 {r.batch}개로 레이어마다 전문가 {m.num_experts}개 가운데 평균 "
+        rep.messages.append(f"MoE: 디코드 한 단계가 토큰 {r.batch}개로 층마다 전문가 {m.num_experts}개 가운데 평균 "
                             f"{fmt_num(m.expected_experts_touched(r.batch), 2)}개를 읽는다고 봅니다(균등 라우팅 가정).")
     if r.prefill_s is None:
-        rep.messages.append("피크가 공개되지 않은 장치이므로 decode는 대역폭 한계로만 계산했습니다.")
+        rep.messages.append("최대 처리율이 공개되지 않은 장치이므로 디코드는 대역폭 한계로만 계산했습니다.")
     if not r.fits:
         rep.messages.append("메모리에 들어가지 않으므로 위의 속도는 들어간다고 가정했을 때의 값입니다.")
     if not r.fits or r.max_batch < inp.batch:
@@ -250,7 +250,7 @@ def _serving_rows(inp: WorkloadInputs, hw: Hardware, rep: MemoReport) -> None:
         if inp.bytes_per_param > 1:
             alt = serve(m, dev, tp=r.tp, pp=r.pp, dp=r.dp, **{**kw, "weight_bytes": 1.0})
             if alt.fits:
-                rep.suggestions.append(f"가중치를 FP8(1바이트)로 두면 들어가고 요청 하나의 decode는 "
+                rep.suggestions.append(f"가중치를 FP8(1바이트)로 두면 들어가고 요청 하나의 디코드는 "
                                        f"{fmt_num(alt.decode_tokens_per_s_per_request, 1)} 토큰/s입니다.")
         for n in (k for k in range(inp.n_gpus + 1, 129) if k % min(8, k) == 0 and (k >= 8 or k & (k - 1) == 0)):
             more = layouts(m, dev, n, gpus_per_node=8, **kw)
@@ -262,7 +262,7 @@ def _serving_rows(inp: WorkloadInputs, hw: Hardware, rep: MemoReport) -> None:
         if inp.system_ram is not None and not r.fits:
             _offload_row(inp, hw, r, rep)
     if inp.interconnect and "pcie" in inp.interconnect.lower() and r.tp > 1:
-        rep.messages.append("GPU가 PCIe로만 연결되어 있다면 TP의 레이어별 all-reduce가 느려집니다. PP를 함께 비교해 보세요.")
+        rep.messages.append("GPU가 PCIe로만 연결되어 있다면 TP의 층별 all-reduce가 느려집니다. PP를 함께 비교해 보세요.")
 
 
 def _batch_kv_advice(inp: WorkloadInputs, r: ServeEstimate, fp8_kv: ServeEstimate | None) -> list[str]:
@@ -300,7 +300,7 @@ def _offload_row(inp: WorkloadInputs, hw: Hardware, r: ServeEstimate, rep: MemoR
         return
     read = r.memory.weights + r.memory.kv_cache
     tok = offload.tokens_per_s_bound(read, excess / shard, hw.bandwidth, link)
-    rep.rows.append(("CPU 오프로드 시 decode 상한", f"{fmt_num(tok, 2)} 토큰/s (GPU마다 {fmt_bytes(excess / shard)}를 "
+    rep.rows.append(("CPU 오프로드 시 디코드 상한", f"{fmt_num(tok, 2)} 토큰/s (GPU마다 {fmt_bytes(excess / shard)}를 "
                      f"{gen} 한 방향 {fmt_si(link, 'B/s')}로 매 토큰 읽음)", COMPUTED))
 
 
@@ -325,8 +325,8 @@ def estimate(inp: WorkloadInputs) -> MemoReport:
     """Build the memo for ``inp``: memory fit, decode/prefill bounds, training time, layout."""
     hw = resolve_hardware(inp)
     if hw.peak_flops is None and (inp.goal != "serving" or inp.train_tokens is not None):
-        raise MemoInputError("peak_flops", f"{hw.name}는 dense 피크가 공개되지 않았습니다. 학습·파인튜닝 시간에는 피크가 "
-                                           "필요하니 출처가 있는 값을 peak_flops=...로 적으세요(서빙 decode는 없이도 계산합니다).")
+        raise MemoInputError("peak_flops", f"{hw.name}는 dense 최대 처리율이 공개되지 않았습니다. 학습·파인튜닝 시간에는 최대 처리율이 "
+                                           "필요하니 출처가 있는 값을 peak_flops=...로 적으세요(서빙 디코드는 없이도 계산합니다).")
     rep = MemoReport(inp)
     g = inp.n_gpus
     mdl = resolve_model(inp.model) if inp.model is not None else None
@@ -335,8 +335,8 @@ def estimate(inp: WorkloadInputs) -> MemoReport:
         act = f", 토큰당 활성 {fmt_num(mdl.n_active_params / 1e9, 1)}B (MoE)" if mdl.is_moe else ""
         rep.rows.append(("모델", f"{mdl.name}: {fmt_num(mdl.n_params / 1e9, 2)}B 파라미터{act}", COMPUTED))
     rep.rows.append(("GPU", f"{hw.name} × {g}" + (" (NVLink)" if inp.nvlink and g > 1 else ""), _evidence(hw)))
-    peak = fmt_si(hw.peak_flops, "FLOP/s") if hw.peak_flops else "피크 미공개"
-    rep.rows.append(("GPU당 메모리 / 대역폭 / 피크", f"{fmt_bytes(hw.memory)} / {fmt_si(hw.bandwidth, 'B/s')} / "
+    peak = fmt_si(hw.peak_flops, "FLOP/s") if hw.peak_flops else "최대 처리율 미공개"
+    rep.rows.append(("GPU당 메모리 / 대역폭 / 최대 처리율", f"{fmt_bytes(hw.memory)} / {fmt_si(hw.bandwidth, 'B/s')} / "
                      f"{peak} ({_peak_label(hw)})", _evidence(hw)))
     if inp.goal == "serving" and mdl is not None:
         _serving_rows(inp, hw, rep)
@@ -378,13 +378,13 @@ def _scalar_rows(inp: WorkloadInputs, hw: Hardware, rep: MemoReport, mdl: Model 
                                                                  hw.bandwidth * k)
         rep.decode_tokens_per_s_per_request = single if inp.batch == 1 else per_copy / inp.batch
         rep.decode_tokens_per_s = per_copy * copies
-        rep.rows.append(("decode 상한, 요청 하나", f"{fmt_num(rep.decode_tokens_per_s_per_request, 1)} 토큰/s "
+        rep.rows.append(("디코드 상한, 요청 하나", f"{fmt_num(rep.decode_tokens_per_s_per_request, 1)} 토큰/s "
                          f"(사본 하나 = GPU {k}장)", COMPUTED))
-        rep.rows.append(("decode 상한, 전체", f"{fmt_num(rep.decode_tokens_per_s, 1)} 토큰/s (사본 {copies}개 × 배치 "
+        rep.rows.append(("디코드 상한, 전체", f"{fmt_num(rep.decode_tokens_per_s, 1)} 토큰/s (사본 {copies}개 × 배치 "
                          f"{inp.batch})", COMPUTED))
         if hw.peak_flops:
             pre = llm.prefill_time_s(n, inp.seq_len, bpp, hw.peak_flops * k, hw.bandwidth * k, inp.mfu)
-            rep.rows.append((f"prefill {inp.seq_len:,} 토큰 (MFU {fmt_num(100 * inp.mfu, 0)} %, 어텐션 제외)",
+            rep.rows.append((f"프리필 {inp.seq_len:,} 토큰 (MFU {fmt_num(100 * inp.mfu, 0)} %, 어텐션 제외)",
                              fmt_time(pre), COMPUTED))
         rep.messages.append("모델 구조를 모르므로 TP 통신·MoE·어텐션을 뺀 상한입니다. model=\"llama-3-8b\"처럼 "
                             "적으면 구조에서 계산합니다.")

@@ -173,7 +173,7 @@ class WorkloadInputs:
         _flag(self.is_moe, "is_moe", "MoE 모델 여부")
         if self.precision not in devices.PRECISIONS:
             raise MemoInputError("precision", f"카탈로그가 아는 정밀도({', '.join(devices.PRECISIONS)}, 소문자)가 아닙니다. "
-                                              f"받은 값: {self.precision!r}. 다른 형식이면 dense 피크를 peak_flops=...(FLOP/s)로 "
+                                              f"받은 값: {self.precision!r}. 다른 형식이면 dense 최대 처리율을 peak_flops=...(FLOP/s)로 "
                                               "직접 적으세요.")
         if self.interconnect is not None:
             text = str(self.interconnect).lower()
@@ -197,7 +197,7 @@ class WorkloadInputs:
             raise MemoInputError("mfu", f"MFU는 숫자여야 합니다. 받은 값: {self.mfu!r}") from None
         if not 0 < m <= 1:
             raise MemoInputError("mfu", f"MFU는 0보다 크고 1 이하인 비율입니다(40 %는 0.4로 적습니다). "
-                                        f"받은 값: {self.mfu!r}. 1을 넘는 MFU는 피크보다 빠르다는 뜻이라 불가능합니다.")
+                                        f"받은 값: {self.mfu!r}. 1을 넘는 MFU는 최대 처리율보다 빠르다는 뜻이라 불가능합니다.")
         shape = (self.layers, self.kv_heads, self.head_dim)
         if any(v is not None for v in shape) and any(v is None for v in shape):
             raise MemoInputError("layers", "KV 캐시를 계산하려면 layers, kv_heads, head_dim 셋을 모두 적어야 합니다.")
@@ -220,9 +220,9 @@ class WorkloadInputs:
             missing = [n for n in ("gpu_memory", "bandwidth", "peak_flops") if getattr(self, n) is None]
             if missing:
                 raise MemoInputError(missing[0], "카탈로그 키(gpu)를 주지 않았으면 GPU 메모리(바이트), 대역폭(바이트/s), "
-                                                 f"dense 피크(FLOP/s)를 직접 적어야 합니다. 빠진 항목: {', '.join(missing)}")
+                                                 f"dense 최대 처리율(FLOP/s)을 직접 적어야 합니다. 빠진 항목: {', '.join(missing)}")
         for name, what, unit in (("gpu_memory", "GPU 메모리", "bytes"), ("bandwidth", "메모리 대역폭", "bytes/s"),
-                                 ("peak_flops", "피크 연산 성능", "FLOP/s")):
+                                 ("peak_flops", "최대 처리율", "FLOP/s")):
             if getattr(self, name) is not None:
                 _figure(getattr(self, name), name, what, unit)
         if self.tp is not None and self.model is not None:

@@ -7,7 +7,7 @@ front of it) are read at the slower rate every token. Bandwidths of memory types
 """
 from __future__ import annotations
 
-from .._check import non_negative, positive
+from .._check import device_figure, non_negative, positive
 from ..catalog import memory
 
 
@@ -21,7 +21,7 @@ def slowdown(fast_bandwidth: float, slow_bandwidth: float) -> float:
     Returns:
         ``fast_bandwidth / slow_bandwidth`` (a pure ratio).
     """
-    return positive(fast_bandwidth, "fast_bandwidth") / positive(slow_bandwidth, "slow_bandwidth")
+    return device_figure(fast_bandwidth, "fast_bandwidth", "bytes/s") / device_figure(slow_bandwidth, "slow_bandwidth", "bytes/s")
 
 
 def slowdown_range(fast_key: str, slow_key: str) -> tuple[float, float]:
@@ -57,7 +57,7 @@ def tokens_per_s_bound(model_bytes: float, offloaded_bytes: float, device_bandwi
     off = non_negative(offloaded_bytes, "offloaded_bytes")
     if off > m:
         raise ValueError(f"offloaded_bytes ({offloaded_bytes!r}) cannot exceed model_bytes ({model_bytes!r})")
-    t = (m - off) / positive(device_bandwidth, "device_bandwidth") + off / positive(offload_bandwidth,
+    t = (m - off) / device_figure(device_bandwidth, "device_bandwidth", "bytes/s") + off / positive(offload_bandwidth,
                                                                                      "offload_bandwidth")
     return 1.0 / t
 

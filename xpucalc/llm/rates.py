@@ -5,7 +5,7 @@ The layout- and memory-aware estimate is :func:`xpucalc.llm.serve`.
 """
 from __future__ import annotations
 
-from .._check import fraction, non_negative, positive, positive_int
+from .._check import device_figure, fraction, non_negative, positive, positive_int
 from .compute import forward_flops_per_token
 from .footprint import weights_bytes
 
@@ -19,12 +19,12 @@ def decode_tokens_per_s_bound(model_bytes: float, bandwidth: float) -> float:
         model_bytes: bytes read per token, bytes.
         bandwidth: memory bandwidth, bytes/s.
     """
-    return positive(bandwidth, "bandwidth") / positive(model_bytes, "model_bytes")
+    return device_figure(bandwidth, "bandwidth", "bytes/s") / positive(model_bytes, "model_bytes")
 
 
 def compute_tokens_per_s_bound(n_params: float, peak_flops: float) -> float:
     """Upper bound on tokens/s from compute alone: peak / 2N."""
-    return positive(peak_flops, "peak_flops") / forward_flops_per_token(n_params)
+    return device_figure(peak_flops, "peak_flops", "FLOP/s") / forward_flops_per_token(n_params)
 
 
 def decode_step_time_s(n_params: float, batch: int, bytes_per_param: float, peak_flops: float,
@@ -35,9 +35,9 @@ def decode_step_time_s(n_params: float, batch: int, bytes_per_param: float, peak
     cache, and every sequence needs 2N FLOP: max(2N*batch/peak, (weights + batch*kv)/bandwidth).
     """
     b = positive_int(batch, "batch")
-    compute = forward_flops_per_token(n_params) * b / positive(peak_flops, "peak_flops")
+    compute = forward_flops_per_token(n_params) * b / device_figure(peak_flops, "peak_flops", "FLOP/s")
     traffic = weights_bytes(n_params, bytes_per_param) + b * non_negative(kv_bytes_per_seq, "kv_bytes_per_seq")
-    return max(compute, traffic / positive(bandwidth, "bandwidth"))
+    return max(compute, traffic / device_figure(bandwidth, "bandwidth", "bytes/s"))
 
 
 def decode_throughput(n_params: float, batch: int, bytes_per_param: float, peak_flops: float,
@@ -53,8 +53,8 @@ def decode_critical_batch(n_params: float, bytes_per_param: float, peak_flops: f
     2N*B/peak = N*bytes/bandwidth  =>  B = peak * bytes_per_param / (2 * bandwidth).
     """
     positive(n_params, "n_params")
-    return positive(peak_flops, "peak_flops") * positive(bytes_per_param, "bytes_per_param") / (
-        2.0 * positive(bandwidth, "bandwidth"))
+    return device_figure(peak_flops, "peak_flops", "FLOP/s") * positive(bytes_per_param, "bytes_per_param") / (
+        2.0 * device_figure(bandwidth, "bandwidth", "bytes/s"))
 
 
 def decode_intensity(batch: int, bytes_per_param: float, kv_bytes_per_seq_per_param: float = 0.0) -> float:
@@ -107,8 +107,8 @@ def prefill_time_s(n_params: float, prompt_tokens: int, bytes_per_param: float, 
         mfu: fraction of the peak reached (1.0 = ideal).
     """
     compute = forward_flops_per_token(n_params) * positive_int(prompt_tokens, "prompt_tokens") / (
-        positive(peak_flops, "peak_flops") * fraction(mfu, "mfu"))
-    memory = weights_bytes(n_params, bytes_per_param) / positive(bandwidth, "bandwidth")
+        device_figure(peak_flops, "peak_flops", "FLOP/s") * fraction(mfu, "mfu"))
+    memory = weights_bytes(n_params, bytes_per_param) / device_figure(bandwidth, "bandwidth", "bytes/s")
     return max(compute, memory)
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._check import check_bool, fraction, positive, positive_int
+from .._check import check_bool, device_figure, fraction, positive, positive_int
 from ..catalog import devices
 from ..catalog.figure import Source
 from ..catalog.store import Catalog
@@ -41,7 +41,7 @@ def model_train_time_s(model: Model, tokens: float, seq_len: int, n_devices: int
         mfu: model FLOPs utilisation, a fraction in (0, 1].
     """
     return model_train_flops(model, tokens, seq_len) / (positive_int(n_devices, "n_devices")
-                                                        * positive(peak_flops, "peak_flops") * fraction(mfu, "mfu"))
+                                                        * device_figure(peak_flops, "peak_flops", "FLOP/s") * fraction(mfu, "mfu"))
 
 
 def implied_mfu(model: Model, tokens: float, seq_len: int, device_hours: float, peak_flops: float,
@@ -55,7 +55,7 @@ def implied_mfu(model: Model, tokens: float, seq_len: int, device_hours: float, 
         flops = model_train_flops(model, tokens, seq_len)
     else:
         flops = compute.train_flops(model.n_active_params, tokens)
-    m = flops / (positive(device_hours, "device_hours") * 3600.0 * positive(peak_flops, "peak_flops"))
+    m = flops / (positive(device_hours, "device_hours") * 3600.0 * device_figure(peak_flops, "peak_flops", "FLOP/s"))
     if m > 1.0:
         raise ValueError(f"implied MFU is {m:.3f} > 1: the work claimed exceeds peak x time; check device_hours, "
                          "peak_flops (dense, not sparse) and tokens")

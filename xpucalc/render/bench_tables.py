@@ -10,6 +10,7 @@ floor (``xpucalc.bench.reference.floor_gap``). Everything here formats numbers i
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -234,6 +235,12 @@ REFERENCE_HEADERS = ["장치", "실행 경로", "정밀도", "M", "산술 강도
                      "Q_min / 호출 1회 시간 (GB/s)", "최대 절대 오차 (판정)", "근거"]
 
 
+def source_title(source: str) -> str:
+    """A reference run's source id as a reader reads it: 'week05-s11.3' -> '5주차 교안 §11.3의 실행 기록'."""
+    m = re.fullmatch(r"week(\d+)-s([\d.]+)", source)
+    return f"{int(m.group(1))}주차 교안 §{m.group(2)}의 실행 기록" if m else source
+
+
 def reference_table(runs: Sequence[ReferenceRun] | None = None, caption: str = "") -> Table:
     """The reference runs (default: all) as a Table (milliseconds for display), with software, date and source as notes."""
     runs = load() if runs is None else list(runs)
@@ -246,7 +253,7 @@ def reference_table(runs: Sequence[ReferenceRun] | None = None, caption: str = "
     seen: list[str] = []
     for r in runs:
         note = (f"{r.device}: {r.framework} {r.framework_version}, {r.runtime}, 측정일 {r.date}, "
-                f"출처 {r.source}")
+                f"출처 {source_title(r.source)}")
         if note not in seen:
             seen.append(note)
     seen.append("'호출 1회'는 호출마다 끝날 때까지 기다린 한 번의 시간입니다(CUDA 이벤트 + 동기화, block_until_ready). "
@@ -277,9 +284,9 @@ def floor_table(runs: Sequence[ReferenceRun] | None = None, caption: str = "") -
         t.add(*head, f"{fg.floor_s / US:,.2f}", f"{fg.gap:,.0f}", "메모리" if fg.bound == "memory" else "연산",
               "—" if share is None else f"{share:.1%}", f"{r.evidence} / {evidence.COMPUTED}")
     measured_ev = evidence.weakest(fg.run.evidence for fg in floor_gaps(runs))
-    t.notes = ["하한 = max(F / 최대 연산 성능, Q_min / 메모리 대역폭), 카탈로그의 해당 정밀도 밀집(dense) 최대 성능과 "
+    t.notes = ["하한 = max(F / 최대 처리율, Q_min / 메모리 대역폭), 카탈로그의 해당 정밀도 dense 최대 처리율과 "
                f"대역폭으로 계산({evidence.COMPUTED}). 잰 값은 원자료의 장치 상주 중앙값(호출 1회, {measured_ev}).",
-               "TPU v5e는 카탈로그에 FP32 최대 성능이 없어 FP32 행의 하한을 계산하지 않습니다."]
+               "TPU v5e는 카탈로그에 FP32 최대 처리율이 없어 FP32 행의 하한을 계산하지 않습니다."]
     return t
 
 

@@ -48,7 +48,7 @@ def spec_table(device_keys: list[str], precisions: tuple[str, ...] = ("bf16",), 
     bandwidth, evidence, source and date. A device without a peak of ``precisions`` gets one
     row of dashes with its memory and bandwidth.
     """
-    t = Table(["장치", "정밀도", "dense/sparse", "누산", "범위", "피크", "메모리", "대역폭", "근거", "출처 (확인일)"],
+    t = Table(["장치", "정밀도", "dense/sparse", "누산", "범위", "최대 처리율", "메모리", "대역폭", "근거", "출처 (확인일)"],
               caption=caption)
     sources = devices.CATALOG.sources()
     for key in device_keys:
@@ -66,12 +66,15 @@ def spec_table(device_keys: list[str], precisions: tuple[str, ...] = ("bf16",), 
 
 def memory_table(caption: str = "") -> Table:
     """The memory-type table as stored: representative value, range, use, example devices, evidence, source."""
-    t = Table(["메모리", "대표 대역폭", "범위", "원자료 표기", "주 용도", "예시 장치 (카탈로그)", "근거", "출처 (확인일)"],
+    t = Table(["메모리", "대표 대역폭", "범위", "원자료 표기", "주 용도", "예시 장치", "근거", "출처 (확인일)"],
               caption=caption)
     for r in memory.rows():
         lo, hi = memory.bandwidth_range(r.key)
         rng = "—" if lo == hi else f"{fmt_si(lo, 'B/s', 3)} – {fmt_si(hi, 'B/s', 3)}"
-        names = ", ".join(devices.entry(k).name for k in memory.example_devices(r.key)) or "—"
+        # catalog devices by name; a product outside the catalog ("name: DRAM x width" labels) with its computed value
+        outside = [f"{e.label.split(':')[0]} ({fmt_si(e.bandwidth, 'B/s', 3)}, 카탈로그 밖)"
+                   for e in memory.examples(r.key) if e.device is None and ":" in (e.label or "") and e.bandwidth is not None]
+        names = ", ".join([devices.entry(k).name for k in memory.example_devices(r.key)] + outside) or "—"
         rep = fmt_si(memory.bandwidth(r.key), "B/s", 3)
         if r.bandwidth_from == "examples":
             first = next(e for e in memory.examples(r.key) if e.bandwidth is not None)

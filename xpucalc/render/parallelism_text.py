@@ -49,20 +49,20 @@ def step_sentences(step: Step, serving: bool) -> list[str]:
                     f"반복하려면 노드당 GPU 수가 같아야 하므로, 가득 찬 노드 {v['full_nodes']}개만 쓰는 구성으로 계산합니다."]
         case "tp_in_node":
             why = "헤드 수를 나누는" if v["heads_known"] else "2의 거듭제곱인(흔한 모델의 헤드 수를 나누는)"
-            return [f"노드 안 GPU가 NVLink로 연결되어 있으므로 레이어 안을 나누는 TP로 묶습니다. TP는 {why} "
+            return [f"노드 안 GPU가 NVLink로 연결되어 있으므로 층 안을 나누는 TP로 묶습니다. TP는 {why} "
                     f"값이어야 하므로 TP = {v['tp']}입니다."]
         case "pp_in_node":
-            return [f"TP {v['tp']}장에 한 벌이 들어가지 않아 PP = {v['pp']}단계로 레이어를 나눕니다."]
+            return [f"TP {v['tp']}장에 한 벌이 들어가지 않아 PP = {v['pp']}단계로 층을 나눕니다."]
         case "copies_in_node":
             return [f"남는 GPU로 같은 구성을 {v['copies']}벌 둡니다" + ("(사본마다 다른 요청)." if serving else "(데이터 병렬).")]
         case "no_nvlink_pp":
-            return ["NVLink가 없으면 TP는 레이어마다 두 번의 all-reduce를 PCIe로 주고받아야 하므로, 이 흐름은 단계 경계에서만 "
-                    f"활성값을 넘기는 PP로 레이어 묶음을 GPU {v['gpus']}장에 나눕니다. 요청 하나는 단계를 차례로 지나가므로 "
+            return ["NVLink가 없으면 TP는 층마다 두 번의 all-reduce를 PCIe로 주고받아야 하므로, 이 흐름은 단계 경계에서만 "
+                    f"활성값을 넘기는 PP로 층 묶음을 GPU {v['gpus']}장에 나눕니다. 요청 하나는 단계를 차례로 지나가므로 "
                     "PP는 메모리를 넓힐 뿐 요청 하나를 빠르게 하지는 않습니다. 요청 하나의 속도를 TP와 견주려면 "
                     "xpucalc.llm.serve로 두 구성을 계산해 보세요."]
         case "no_nvlink_fsdp":
-            return ["NVLink가 없어 레이어마다 all-reduce가 필요한 TP는 PCIe로는 느립니다. "
-                    f"파라미터를 GPU {v['gpus']}장에 나눠 두는 FSDP(ZeRO-3), 또는 레이어 묶음을 나누는 PP를 씁니다."]
+            return ["NVLink가 없어 층마다 all-reduce가 필요한 TP는 PCIe로는 느립니다. "
+                    f"파라미터를 GPU {v['gpus']}장에 나눠 두는 FSDP(ZeRO-3), 또는 층 묶음을 나누는 PP를 씁니다."]
         case "several_nodes":
             return [f"노드가 {v['nodes']}개이므로 노드 사이 통신은 InfiniBand(RDMA)가 사실상 필수입니다."]
         case "tp_inside_node":
@@ -88,7 +88,7 @@ def step_sentences(step: Step, serving: bool) -> list[str]:
                 text += " 요청 하나는 단계를 차례로 지나가므로 PP는 요청 하나의 속도를 높이지 않습니다."
             return [text]
         case "no_nvlink_pp_across_nodes":
-            return ["NVLink가 없어 TP는 쓰지 않고, 레이어 묶음을 GPU마다 나누는 PP를 씁니다."]
+            return ["NVLink가 없어 TP는 쓰지 않고, 층 묶음을 GPU마다 나누는 PP를 씁니다."]
         case "no_nvlink_fsdp_across_nodes":
             return ["NVLink가 없어 TP는 쓰지 않고, 전체 GPU에 파라미터를 나누는 FSDP(ZeRO-3)나 노드 간 PP를 씁니다."]
         case "moe_adds_ep":
