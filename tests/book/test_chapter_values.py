@@ -24,16 +24,11 @@ PAGES = [e for e in toc_files() if not e.startswith("labs/") and is_executable(e
 EXPECTED: dict[str, dict[str, object]] = {
     "book/week05/index": {
         "q1_total_factor": 4,          # 2 (2:4 sparsity) x 2 (INT8 vs FP16)
-        "q2_ta": (100, "ms"),          # 100 GB / 1 TB/s
-        "q2_tb": (50, "ms"),           # 100 GB / 2 TB/s
-        "q2_speedup": 2,               # 100 / 50
-        "q2_bound_a": "대역폭",
+        "q2_speedup": 2,               # a bandwidth-bound job: 2 TB/s / 1 TB/s (times not shown: worked example 1 asks them)
         "ridge_a": 200,                # 200 TFLOP/s / 1 TB/s
         "r128_I": 102.32,              # 268,435,456 FLOP / 2,623,488 B = 102.3209
         "r128_tm": (2.623, "µs"),      # 2,623,488 B / 1 TB/s
         "r128_share": 51.2,            # 102.32 TFLOP/s of 200 = 51.16 %
-        "r1_I": 1.00,                  # 2,097,152 / 2,103,296 = 0.99708
-        "r1_share": 0.5,               # 0.997 TFLOP/s of 200 = 0.4985 %
     },
     "book/week05/common-example": {   # source §2.2 table
         "F_128": 268_435_456,          # 2 x 128 x 1024 x 1024
@@ -130,7 +125,7 @@ EXPECTED: dict[str, dict[str, object]] = {
         "idx_ratio": 295,              # H100 ridge 989.4 / 3.35 = 295.3
         # Llama 3 70B, 4,096 tokens: 151,844,831,232 FLOP / 1,342,177,280 KV bytes per sequence = 113.1 < 295.3
         "idx_i_lim": 113, "idx_ridge": 295,
-        "idx_kv_verdict": "배치를 아무리 키워도 decode는 메모리 한계에 머뭅니다",
+        "idx_kv_verdict": "배치를 아무리 키워도 디코드는 메모리 한계에 머뭅니다",
     },
     "book/llm-hardware/memory-bandwidth": {  # Llama-3-70B as 70e9 x 2 B = 140e9 B on H100 SXM (80 GiB = 85.9e9 B)
         # weights only, 10 % reserve: 140e9 / (0.9 x 85,899,345,920 = 77,309,411,328) = 1.81 -> 2 cards;
@@ -162,22 +157,26 @@ EXPECTED: dict[str, dict[str, object]] = {
         "ic_ratio_order": "10배에는 못 미치는",
         # exercise 2: Llama 3 70B (N = 70,553,706,496) on 2 RTX 4090 (24 GiB, 1,008 GB/s), PCIe Gen4 x8 15.75 GB/s
         "ic_ex2_fp16_fits": "들어가지 않습니다",    # 141.1 GB > 2 x 25.77 GB
-        # 4-bit: 17,638,426,624 B per GPU + KV 4,096 x 327,680 / 2 = 671,088,640 <= 0.9 x 25.77e9 = 23.19e9
+        # 4-bit blocks 68,452,360,192 x 0.5 B + embedding and head kept in BF16 (2,101,346,304 x 2 B), half per GPU:
+        # 19,214,436,352 B + KV 4,096 x 327,680 / 2 = 671,088,640 <= 0.9 x 25.77e9 = 23.19e9
         "ic_ex2_fits": "두 구성 모두 4비트 가중치와 4K 문맥의 KV 캐시가 들어갑니다",
-        "ic_ex2_read_ms": 18.2,         # 18,309,515,264 B / 1.008e12 = 18.16 ms
+        # a token reads the blocks 34,226,180,096 + the head 2,101,346,304 + one embedding row 16,384 B, halved:
+        # 18,163,771,392 + KV 671,088,640 = 18,834,860,032 B / 1.008e12 = 18.69 ms
+        "ic_ex2_read_ms": 18.7,
         "ic_ex2_n_ar": 160,             # 80 layers x 2
         "ic_ex2_ar_bw_ms": 0.17,        # 160 x 16,384 B / 15.754e9 = 0.166 ms (2 ranks: S x 2 x 1/2)
-        "ic_ex2_ar_ms": 3.2,            # + 160 x 19.19 us = 3.237 ms
+        # + 160 x 42.14 us (NCCL over PCIe, 8 RTX 4090, NVIDIA/nccl #1530) = 6.909 ms
+        "ic_ex2_lat": 42.14, "ic_ex2_ar_ms": 6.9,
         "ic_ex2_comm_vs_read": "통신이 가중치 읽기보다 짧습니다",
-        "ic_ex2_tp_step": 21.4,         # 18.16 + 3.24
-        "ic_ex2_pp_step": 36.3,         # 2 x 18.16 + one hop 19.19 + 1.04 us = 36.35 ms
+        "ic_ex2_tp_step": 25.6,         # 18.69 + 6.91
+        "ic_ex2_pp_step": 37.4,         # 2 x 18.69 + one hop 42.14 + 1.04 us = 37.41 ms
         "ic_ex2_dec_verdict": "TP 2가 더 빠릅니다",
-        "ic_ex2_lat_even": 113,         # (36.33 - 18.33 ms, both without fixed costs) / (160 - 1) = 0.1132 ms
+        "ic_ex2_lat_even": 116,         # (37.37 - 18.85 ms, both without fixed costs) / (160 - 1) = 0.1165 ms
         # prefill 4,096 tokens at 40 % of 330.3 TFLOP/s: per token 2N + 2 x 80 x 8,192 x 4,096 = 146,475,200,512 FLOP
-        # x 4,096 = 6.0e14 FLOP / 2 GPUs / 132.12e12 = 2.270 s; TP adds 160 x (4,096 x 16,384 B / 15.754e9 + 19.19 us) = 0.685 s
-        "ic_ex2_tp_pre": 2.96, "ic_ex2_tp_pre_comm": 0.68,
+        # x 4,096 = 6.0e14 FLOP / 2 GPUs / 132.12e12 = 2.270 s; TP adds 160 x (4,096 x 16,384 B / 15.754e9 + 42.14 us) = 0.688 s
+        "ic_ex2_tp_pre": 2.96, "ic_ex2_tp_pre_comm": 0.69,
         "ic_ex2_pp_pre": 4.55,          # 2 stages in turn: 2 x 2.270 + one 67 MB hop 4.3 ms = 4.545 s
-        "ic_ex2_pre_verdict": "prefill도 TP 2가 더 빠릅니다",
+        "ic_ex2_pre_verdict": "프리필도 TP 2가 더 빠릅니다",
     },
     "book/llm-hardware/parallelism": {  # design §7.5: 14 GB over 32 GB/s
         "pa_ddp_2": 0.44,               # 2 x (1/2) x 14 / 32 = 0.4375 s
@@ -190,15 +189,16 @@ EXPECTED: dict[str, dict[str, object]] = {
         # exercise 3, Llama 3 70B BF16 (141,107,412,992 B, KV 327,680 B/token) on 8 H100 PCIe (2 TB/s, 80 GiB)
         # over PCIe Gen5 x16 (63.0 GB/s one way), serving: 1.2 x 141.1 GB > 85.9 GB and no NVLink -> PP over 8
         "pa_ex3_plan": "PP = 8 (PCIe)",
-        # TP 8 per GPU: (141,107,412,992 + 4,096 x 327,680) / 8 = 17,806,198,784 B / 2e12 = 8.903 ms; 80 layers x 2
-        # all-reduces of 16,384 B: 160 x (19.19 us + 2 x 7/8 x 16,384 / 63.0e9 = 0.455 us) = 3.143 ms -> 12.05 ms
-        "pa_ex3_n_ar": 160, "pa_ex3_tp_comm": 3.1, "pa_ex3_tp_step": 12.0,
-        # PP 8 at batch 1: the 8 stages in turn, 8 x 8.903 = 71.23 ms + 7 hops x (19.19 + 0.26 us) = 71.36 ms
-        "pa_ex3_pp_step": 71.4,
-        "pa_ex3_dec_verdict": "TP 8이 요청 하나의 decode를 더 빨리 끝냅니다",
-        # TP falls behind only when 160 x lat - 7 x lat > 71.23 - 8.98 ms (no-latency steps): lat > 0.407 ms
-        "pa_ex3_lat_even": 407,
-        "pa_ex3_pre_verdict": "prefill도 TP 8이 더 빠릅니다",   # 0.55 s (55 % all-reduce) vs 1.99 s for the 8 stages
+        # TP 8 per GPU reads the weights less the input embedding (2,101,346,304 B) plus one row (16,384 B) and the KV:
+        # (140,348,260,352 B) / 8 = 17,543,532,544 B / 2e12 = 8.772 ms; 80 layers x 2 all-reduces of 16,384 B over PCIe
+        # (NCCL, 42.14 us: 8 RTX 4090, NVIDIA/nccl #1530): 160 x (42.14 + 2 x 7/8 x 16,384 / 63.0e9 = 0.455 us) = 6.815 ms
+        "pa_ex3_lat": 42.14, "pa_ex3_n_ar": 160, "pa_ex3_tp_comm": 6.8, "pa_ex3_tp_step": 15.6,   # 8.77 + 6.82 = 15.59
+        # PP 8 at batch 1: the 8 stages in turn, 8 x 8.772 = 70.17 ms + 7 hops x (42.14 + 0.26 us) = 70.47 ms
+        "pa_ex3_pp_step": 70.5,
+        "pa_ex3_dec_verdict": "TP 8이 요청 하나의 디코드를 더 빨리 끝냅니다",
+        # TP falls behind only when 160 x lat - 7 x lat > 70.17 - 8.84 ms (no-latency steps): lat > 0.401 ms
+        "pa_ex3_lat_even": 401,
+        "pa_ex3_pre_verdict": "프리필도 TP 8이 더 빠릅니다",   # 0.55 s (55 % all-reduce) vs 1.99 s for the 8 stages
         "pa_ex3_tp_pre": 0.55, "pa_ex3_pp_pre": 1.99, "pa_ex3_tp_pre_comm_pct": 55,
         "pa_ex3_claim": "요청 하나의 지연으로 보면 이 어림에서는 맞습니다",
     },
@@ -216,14 +216,20 @@ EXPECTED: dict[str, dict[str, object]] = {
         "gs_fit70": "B200, MI300X, M3 Ultra",
         "gs_h200_usable": (126.9, "GiB"),   # 0.9 x 141
         "gs_h200_need_p": (132.7, "GiB"),
-        "gs_b200_70": 54.1,             # 7.7e12 / 142,449,590,272 = 54.05 tokens/s
-        "gs_m3_70": 5.7,                # 819e9 / 142,449,590,272 = 5.75
+        # a token reads the weights less the input embedding (2,101,346,304 B) plus one row (16,384 B) and the KV:
+        # 142,449,590,272 - 2,101,346,304 + 16,384 = 140,348,260,352 B
+        "gs_b200_70": 54.9,             # 7.7e12 / 140,348,260,352 = 54.86 tokens/s (54.05 if the whole table were read)
+        "gs_m3_70": 5.8,                # 819e9 / 140,348,260,352 = 5.84
         # Llama 3 8B: N = 8,030,261,248 (BF16 16,060,522,496 B), KV 2 x 32 x 8 x 128 x 2 = 131,072 B/token
-        "gs_h100_8": 202,               # 3.35e12 / (16,060,522,496 + 536,870,912) = 201.8
-        "gs_h100_8_rule": 209,          # weights only: 3.35e12 / 16,060,522,496 = 208.6
-        # exercise, 4-bit weights 4,015,130,624 B + BF16 KV 536,870,912 B = 4,552,001,536 B
-        "gs_ex_l40s": 190,              # 864e9 / 4,552,001,536 = 189.8
-        "gs_ex_5090": 394,              # 1.792e12 / 4,552,001,536 = 393.7
+        # a token reads 16,060,522,496 - 1,050,673,152 (input embedding) + 8,192 (one row) = 15,009,857,536 B
+        "gs_h100_8": 215,               # 3.35e12 / (15,009,857,536 + 536,870,912) = 215.5 (201.8 with the whole table)
+        "gs_h100_8_rule": 223,          # weights read only: 3.35e12 / 15,009,857,536 = 223.2
+        # exercise, AWQ: blocks 6,979,588,096 x (0.5 + 2.5 / 128) = 3,626,114,128 B, embedding + head kept in BF16
+        # (2,101,346,304 B) -> 5,727,460,432 B held; a token reads the blocks, the head 1,050,673,152 B and one row
+        # 8,192 B = 4,676,795,472 B + BF16 KV 536,870,912 B = 5,213,666,384 B (all-4-bit weights: 4,552,001,536 B)
+        "gs_ex_w": (5.73, "GB"), "gs_ex_w_all4": (4.02, "GB"),
+        "gs_ex_l40s": 166,              # 864e9 / 5,213,666,384 = 165.7 (189.8 with all-4-bit weights)
+        "gs_ex_5090": 344,              # 1.792e12 / 5,213,666,384 = 343.7 (393.7)
     },
     "book/llm-hardware/roofline-serving": {  # Llama 3 70B (N = 70,553,706,496, see gpu-specs), H100 SXM
         "crit": 295,                    # B* = 989.4e12 x 2 / (2 x 3.35e12) = 295.3
@@ -236,7 +242,7 @@ EXPECTED: dict[str, dict[str, object]] = {
         "rs_dec_gap": 277,              # ridge 295.34 / 1.0660 = 277.1
         "rs_dec_verdict": "대역폭이 속도를 정합니다",
         "rs_pre_verdict": "분기점을 넘으므로 연산 한계입니다",        # 2,087 > 295
-        "rs_kv_verdict": "분기점보다 낮으므로 이 조건의 decode는 배치를 아무리 키워도 메모리 한계",  # 113 < 295
+        "rs_kv_verdict": "분기점보다 낮으므로 이 조건의 디코드는 배치를 아무리 키워도 메모리 한계",  # 113 < 295
         "rs_fit_vs_crit": "크기는 하지만",                         # 355 > 295.3
         "rs_crit_min": 153, "rs_crit_min_x32": 5,   # A100 80GB: 312e12 x 2 / (2 x 2.039e12) = 153.0; / 32 = 4.8
         # 8 cards, TP 8, 4K: L40S (48 GB) and RTX 4090 (24 GiB) hold fewer sequences than their B* (see the table)
@@ -270,7 +276,7 @@ EXPECTED: dict[str, dict[str, object]] = {
         # Llama 3 70B, N = 70,553,706,496 (see gpu-specs); 4K context: 2N + 4 x 80 x 8,192 x 4,096 = 151,844,831,232
         "f_tok_m": (151.8, "GFLOP"),
         "c_bound_m": 6_516,             # 989.4e12 / 151,844,831,232 = 6,515.8
-        "m_bound_m": 23.5,              # 3.35e12 / (141,107,412,992 + 1,342,177,280) = 23.52
+        "m_bound_m": 23.9,              # 3.35e12 / (141,107,412,992 - 2,101,346,304 + 16,384 + 1,342,177,280) = 23.87
         "fits_one": "들어가지 않습니다",   # 132.7 GiB > 0.9 x 80 GiB
         # training at 8,192 tokens: 6N = 423,322,238,976 + 6 x 80 x 8,192 x 8,192 = 32,212,254,720
         # -> 455,534,493,696 per token x 15e12 = 6.833e24; / (989.4e12 x 0.4) = 1.7266e10 s

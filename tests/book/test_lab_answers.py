@@ -61,7 +61,7 @@ def _run(source: str, ns: dict) -> tuple[str, object]:
 
 
 def _checks(stdout: str) -> dict[str, bool]:
-    return {k: v == "True" for k, v in re.findall(r"^(.*): (True|False)$", stdout, re.M)}
+    return {k: v == "예" for k, v in re.findall(r"^(.*): (예|아니요)$", stdout, re.M)}
 
 
 def T(median_s: float, min_s: float | None = None) -> NS:
@@ -117,7 +117,7 @@ def test_lab01_lab02_stored_sanity_outputs_name_the_tolerance():
     for lab, start in (("01", "GPU: 호출 1회"), ("02", "가속기: 호출 1회")):
         text = _stored_text(lab, "ok = [r for r in results if r.ok]")
         (line,) = [ln for ln in text.splitlines() if ln.startswith(start)]
-        assert "허용 오차 5 % 또는 2 µs 중 큰 쪽" in line and line.endswith(": True")
+        assert "허용 오차 5 % 또는 2 µs 중 큰 쪽" in line and line.endswith(": 예")
 
 
 # ---------------------------------------------------------------------------- lab 04 answers
@@ -235,6 +235,6 @@ def test_lab01_answer4_says_what_the_4395_ms_contains():
 
 def test_measurements_page_says_what_the_4395_ms_contains():
     page = (REPO / "book" / "week05" / "measurements.md").read_text(encoding="utf-8")
-    para = page[page.index("**③"):page.index("**④")]
+    para = page[page.index("### ③"):page.index("### ④")]
     assert "r3_afirst" in para and "시작 비용" in para and "Dynamo" in para
     assert "{glue:text}`r3_astart_lo`" in para and "{glue:text}`r3_abratio`" in para

@@ -119,7 +119,7 @@ ISSUE_CASES = {
         devices.extra("tpu-v5e", "ICI bandwidth per chip (bidirectional)")),
     ("book/llm-hardware/memory-bandwidth", "mb_hier_ev"): lambda: _ev(
         devices.figure("h100-sxm", "memory"), devices.figure("h100-sxm", "bandwidth"),
-        memory.row("ddr5"), memory.row("nvme-gen5"), ic.pcie_row(5)),
+        memory.row("ddr5-server"), memory.row("nvme-gen5"), ic.pcie_row(5)),   # an H100 server's host DDR5
     ("book/llm-hardware/memory-bandwidth", "mb_types_ev"): lambda: _ev(*memory.rows()),
     ("book/llm-hardware/interconnects", "ic_bars_ev"): lambda: _ev(
         *(ic.link(k) for k in ("nvlink5", "nvlink4", "infiniband-ndr", "ethernet-400g", "ethernet-200g",

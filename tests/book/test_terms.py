@@ -146,8 +146,7 @@ def retired_uses(path: str) -> list[str]:
 
 #: Labs whose Markdown still uses retired variants: a lab is rewritten whole when it is re-executed, so its owner
 #: applies the replacements (issue 22's report lists them, lab by lab). Delete a lab from here once it is clean.
-PENDING_LABS = {"labs/01_pytorch_lab.ipynb", "labs/02_jax_lab.ipynb", "labs/03_workload_memo.ipynb",
-                "labs/04_my_device_roofline.ipynb"}
+PENDING_LABS: set[str] = set()
 
 
 @pytest.mark.parametrize("path", source_files())
@@ -379,9 +378,6 @@ def test_no_english_leftovers(page):
 RETIRED_PENDING = {
     r"피크|(?<![A-Za-z])(?:decode|prefill)(?![A-Za-z])":
         "xpucalc/llm/memo.py, xpucalc/llm/memo_inputs.py, xpucalc/render/calculators.py, xpucalc/render/catalog_tables.py",
-    r"밀집\s*\(?(?:dense\)?)?\s*최대 성능|최대 연산 성능|FP32 최대 성능": "the floor table's notes: xpucalc/render/bench_tables.py",
-    r"레이어": "xpucalc/render/parallelism_text.py, xpucalc/llm/serving.py notes (lab 03's memo)",
-    r"roofline 상한": "the serving calculator's notes: xpucalc/render/calculators.py",
     r"\d[\d,.]* TFLOPS\*?": "as-published peak conditions: xpucalc/catalog/data/devices.json",
     r"(?#labs/)(?:밀집|최대 성능|roofline|rank 16|TFLOPS)": "labs' stored outputs (re-executed by their owner after xpucalc is fixed)",
     r"(?#labs/04)지붕": "lab 04's text and stored outputs (its owner applies issue 22's replacements and re-executes it)",

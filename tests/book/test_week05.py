@@ -5,6 +5,10 @@ figures, never copied from xpucalc's output. What one module computes is tested 
 conversions in tests/catalog/test_spec_reading.py, roofline and end-to-end paths in tests/core/, the reference
 runs in tests/bench/test_reference.py); what a page shows is tested as shown in test_chapter_values.py. Nothing
 here starts a kernel, so tools/mutation can use this file.
+
+The last tests check the chapter as a reader meets it: exercise numbers unique across the chapter ("문제 5.7-1",
+from _ext/xpu_reader.py and _toc.yml, worked out by hand) and the core question kept in the source's words on the
+index and answered, as an ordered list of linked conditions, on the last page.
 """
 from __future__ import annotations
 
@@ -110,3 +114,108 @@ def test_decode_bound_favours_bandwidth():
     assert a100.peak_flops < l40s.peak_flops                # 312 vs 362 TFLOP/s dense BF16
     assert llm.decode_tokens_per_s_bound(model, a100.bandwidth) == pytest.approx(2039e9 / 16e9)  # ~127 tok/s
     assert llm.decode_tokens_per_s_bound(model, l40s.bandwidth) == pytest.approx(864e9 / 16e9)   # 54 tok/s
+
+
+# --- exercise numbers (_ext/xpu_reader.py): unique across the chapter, "문제 5.7-1" --------------------------------
+def _reader():
+    import sys
+    from pathlib import Path
+    ext = str(Path(__file__).resolve().parents[2] / "_ext")
+    if ext not in sys.path:
+        sys.path.insert(0, ext)
+    import xpu_reader
+    return xpu_reader
+
+
+def _chapter_env():
+    """A stand-in for Sphinx's env: the chapters' toctrees from _toc.yml, every exercise numbered 1, 2, ... through
+    the book as Sphinx does before the extension renumbers them (labels read from the pages, in page order)."""
+    import re
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    import yaml
+    root = Path(__file__).resolve().parents[2]
+    toc = yaml.safe_load((root / "_toc.yml").read_text(encoding="utf-8"))
+    includes, order = {}, []
+    for part in toc["parts"]:
+        for ch in part["chapters"]:
+            kids = [s["file"] for s in ch.get("sections", [])]
+            includes[ch["file"]] = kids
+            order += [ch["file"], *kids]
+    figs, running = {}, 0
+    for doc in order:
+        src = (root / f"{doc}.md").read_text(encoding="utf-8") if (root / f"{doc}.md").is_file() else ""
+        labels = re.findall(r"\{exercise\}\n:label: ([\w-]+)", src)
+        if labels:
+            figs[doc] = {"exercise": {}}
+            for lab in labels:
+                running += 1
+                figs[doc]["exercise"][lab] = (running,)
+    return SimpleNamespace(toc_fignumbers=figs, toctree_includes=includes)
+
+
+def test_exercise_numbers_name_chapter_page_and_place():
+    reader = _reader()
+    env = _chapter_env()
+    reader._number_exercises_per_page(env)
+    reader._number_exercises_per_page(env)          # runs once per written page: must not drift
+    numbers = {lab: n[0] for page in env.toc_fignumbers.values() for lab, n in page["exercise"].items()}
+    # by hand from _toc.yml: the Week 5 index is page 0, worked-example-1 the 7th section, exercises the 13th
+    assert numbers["worked-example-1-quiz-i1000"] == "5.7-1"
+    assert [numbers[k] for k in ("exercises-int8-vs-bf16", "exercises-capacity", "exercises-energy")] == \
+        ["5.13-1", "5.13-2", "5.13-3"]
+    assert numbers["big-picture-levels"] == "5.1-1"
+    # the LLM part: interconnects is its 2nd section, parallelism its 3rd (two and three exercises)
+    assert [numbers[k] for k in ("interconnects-ex1", "interconnects-ex2")] == ["L.2-1", "L.2-2"]
+    assert numbers["parallelism-ex3"] == "L.3-3"
+    assert len(set(numbers.values())) == len(numbers) >= 20     # no two exercises share a name in the book
+
+
+def test_pages_outside_the_chapters_keep_plain_numbers():
+    from types import SimpleNamespace
+    reader = _reader()
+    env = SimpleNamespace(toctree_includes={"book/week05/index": ["book/week05/a"]},
+                          toc_fignumbers={"book/week05/a": {"exercise": {"x": (4,), "y": (3,)}, "figure": {"f": (9,)}},
+                                          "book/appendix/z": {"exercise": {"z": (7,)}}})
+    reader._number_exercises_per_page(env)
+    assert env.toc_fignumbers["book/week05/a"]["exercise"] == {"y": ("5.1-1",), "x": ("5.1-2",)}  # page order kept
+    assert env.toc_fignumbers["book/week05/a"]["figure"] == {"f": (1,)}                           # figures per page
+    assert env.toc_fignumbers["book/appendix/z"]["exercise"] == {"z": (1,)}
+
+
+def test_typed_exercise_numbers_match_the_extension():
+    """Code output and lab text cannot use {numref}; where they name an exercise, the number must be the real one."""
+    import json
+    from pathlib import Path
+    reader = _reader()
+    env = _chapter_env()
+    reader._number_exercises_per_page(env)
+    energy = env.toc_fignumbers["book/week05/exercises"]["exercise"]["exercises-energy"][0]
+    root = Path(__file__).resolve().parents[2]
+    page = (root / "book/week05/measurements.md").read_text(encoding="utf-8")
+    lab = "".join("".join(c["source"]) for c in json.loads((root / "labs/00_analytic_check.ipynb").read_text())["cells"])
+    assert f"[문제 {energy}]" in page
+    assert f"문제 {energy} — 요청당 에너지" in lab and f"문제 {energy}인 요청당 에너지" in lab
+
+
+# --- index / study-guide: the chapter's question, kept in the source's words, answered once -------------------------
+CORE_QUESTION = "같은 AI 작업에 쓸 가속기를 비교하려면 어떤 조건부터 맞춰야 할까?"   # the source's wording (§ heading)
+
+
+def test_core_question_is_previewed_on_the_index_and_answered_on_the_last_page():
+    import re
+    from pathlib import Path
+    week = Path(__file__).resolve().parents[2] / "book" / "week05"
+    index = (week / "index.md").read_text(encoding="utf-8")
+    guide = (week / "study-guide.md").read_text(encoding="utf-8")
+    assert CORE_QUESTION in index and "{ref}`core-question-answer`" in index
+    answer = guide[guide.index("(core-question-answer)="):guide.index("## 다섯 가지 질문")]
+    assert CORE_QUESTION in answer
+    # an ordered list of conditions, each linked to the page that teaches it, in the chapter's reading order
+    items = re.findall(r"^\d+\. \*\*(.+?)\*\*.*?→ ((?:\{doc\}`[\w-]+`(?:, )?)+)", answer, re.M | re.S)
+    pages = [re.findall(r"\{doc\}`([\w-]+)`", links)[0] for _, links in items]
+    assert len(items) >= 8
+    assert pages == ["big-picture", "common-example", "hardware", "spec-sheets", "software-path",
+                     "worked-example-1", "worked-example-1", "worked-example-2", "what-fast-means", "comparison-table"]
+    assert all((week / f"{p}.md").is_file() for p in pages)
