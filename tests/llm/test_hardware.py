@@ -180,8 +180,11 @@ def test_resolve_device_object():
     assert isinstance(h.memory, float) and isinstance(h.bandwidth, float)
     o = hardware.resolve(d, memory=1e10, bandwidth=1e11, peak_flops=3e14)
     assert (o.memory, o.bandwidth, o.peak_flops, o.peak_precision) == (1e10, 1e11, 3e14, None)
-    s = hardware.resolve(Device(name="S", peak_flops=1e15, bandwidth=2e12, memory=4e10, precision="bf16", sparse=True))
-    assert s.peak_flops is None and s.peak_precision is None      # a sparse peak is not a dense peak
+    sparse = Device(name="S", peak_flops=1e15, bandwidth=2e12, memory=4e10, precision="bf16", sparse=True)
+    with pytest.raises(ValueError, match=r"^device 'S' carries a sparse \(2:4\) peak_flops, .*pass device\.dense\(\)"):
+        hardware.resolve(sparse)                                    # a sparse peak is not a dense peak
+    assert hardware.resolve(sparse.dense()).peak_flops == 5e14     # the conversion the message names
+    assert hardware.resolve(sparse, peak_flops=4e14).peak_flops == 4e14
     n = hardware.resolve(Device(name="N", peak_flops=1e15, bandwidth=2e12, memory=4e10, precision=""))
     assert n.peak_precision is None and n.peak_flops == 1e15
     with pytest.raises(MissingFigureError, match=r"^NoMem: memory is unknown; create the Device with memory= "

@@ -133,8 +133,9 @@ def resolve(device: str | Device | Hardware | None, precision: str | None = None
         name: display name for a device typed by hand.
 
     Raises:
-        ValueError: for a precision the catalog does not know, and for a figure too small to be in SI
-            units (``memory=80`` looks like GB: pass 80e9).
+        ValueError: for a precision the catalog does not know, for a figure too small to be in SI
+            units (``memory=80`` looks like GB: pass 80e9), and for a Device with a sparse peak (pass
+            ``device.dense()``).
         MissingFigureError: (a ValueError) when capacity or bandwidth is neither in the catalog nor given;
             its ``argument`` names the keyword to pass.
     """
@@ -167,10 +168,13 @@ def resolve(device: str | Device | Hardware | None, precision: str | None = None
                                                "(bytes) or pass memory=")
         device_figure(mem, "memory", "bytes")
         device_figure(given.get("bandwidth", device.bandwidth), "bandwidth", "bytes/s")
-        peak = given.get("peak_flops", None if device.sparse else device.peak_flops)
+        if device.sparse and "peak_flops" not in given:
+            raise ValueError(f"device {device.name!r} carries a sparse (2:4) peak_flops, which no dense LLM layer "
+                             "reaches; pass device.dense() (halves the peak) or the dense peak as peak_flops= (FLOP/s)")
+        peak = given.get("peak_flops", device.peak_flops)
         lb, ll = device_link(device.key)
         hb, hl, ha = host_link(device.key)
-        prec = None if "peak_flops" in given or device.sparse or not device.precision else device.precision
+        prec = None if "peak_flops" in given or not device.precision else device.precision
         return Hardware(device.name, float(mem), float(given.get("bandwidth", device.bandwidth)),
                         None if peak is None else float(peak), lb, ll, hb, hl, ha, device.key, prec, None, False)
     if not isinstance(device, str):
