@@ -300,11 +300,17 @@ _TOGGLE = re.compile(r'<summary aria-label="[^"]*">(\s*)<p class="collapsed admo
                      r'<p class="expanded admonition-title">(.*?)</p>', re.S)
 
 
+#: TeX commands of headings as a screen reader should say them in a toggle's name ("2(N-1)/N · S").
+TEX_WORDS = {"cdot": "·", "times": "×", "to": "→", "infty": "∞", "le": "≤", "ge": "≥", "approx": "≈", "min": "min",
+             "max": "max", "frac": ""}
+
+
 def name_toggles(page: str) -> str:
     """Give each "계산 보기" / "해설 보기" toggle of a page a distinct accessible name (idempotent)."""
     def plain(fragment: str) -> str:
         text = re.sub(r"<a class=\"headerlink\".*?</a>|<[^>]+>|\\[()]", "", fragment, flags=re.S)
-        return " ".join(text.split())
+        text = re.sub(r"\\([A-Za-z]+)", lambda m: TEX_WORDS.get(m.group(1), ""), text)  # a name is read aloud
+        return " ".join(text.replace("{", "").replace("}", "").split())
 
     headings = [(m.start(), plain(m.group(1))) for m in _HEADING.finditer(page)]
     seen: dict[tuple[str, str], int] = {}

@@ -121,11 +121,13 @@ EXPECTED: dict[str, dict[str, object]] = {
         "sg_roof_cmp": "보다 높습니다",  # A at I = 102.32: 102.3 TFLOP/s > B's 100
     },
     "book/llm-hardware/index": {
-        "idx_mem_bound": 23.9,         # 3.35 TB/s / 140 GB (70B FP16) = 23.93 tokens/s
-        "idx_ratio": 295,              # H100 ridge 989.4 / 3.35 = 295.3
-        # Llama 3 70B, 4,096 tokens: 151,844,831,232 FLOP / 1,342,177,280 KV bytes per sequence = 113.1 < 295.3
-        "idx_i_lim": 113, "idx_ridge": 295,
-        "idx_kv_verdict": "배치를 아무리 키워도 디코드는 메모리 한계에 머뭅니다",
+        # Llama 3 8B (8,030,261,248 parameters, Meta's config) in BF16 on A100 80GB SXM (2,039 GB/s, 312 TFLOP/s
+        # BF16 dense): not the later pages' 70B-on-H100 predictions, which the index must not answer
+        "idx_w": (16.06, "GB"),        # 8,030,261,248 x 2 B = 16,060,522,496 B
+        "idx_mem_bound": 127,          # 2.039e12 / 16,060,522,496 = 126.96 tokens/s
+        "idx_cmp_bound": 19_427,       # 312e12 / (2 x 8,030,261,248) = 19,426.5 tokens/s
+        "idx_ratio": 153,              # A100 ridge 312 / 2.039 = 153.02
+        "idx_crit_batch": 153,         # 312e12 x 2 B / (2 x 2.039e12)
     },
     "book/llm-hardware/memory-bandwidth": {  # Llama-3-70B as 70e9 x 2 B = 140e9 B on H100 SXM (80 GiB = 85.9e9 B)
         # weights only, 10 % reserve: 140e9 / (0.9 x 85,899,345,920 = 77,309,411,328) = 1.81 -> 2 cards;

@@ -201,20 +201,9 @@ ENGLISH_PAGES = {"book/appendix/api", "book/appendix/status", "book/appendix/ref
 #: xpucalc's renderers, stored lab outputs), with where it comes from. Each is a to-do for its owner: translate it
 #: there, then delete the line here (a pattern that no page shows any more fails test_pending_is_still_needed).
 PENDING = {
-    r"per GPU, within a 72-GPU NVLink domain|per GPU|per port|node \(8 GPUs\)":
-        "interconnect scopes: xpucalc/catalog/data/interconnects.json",
-    r"\((?:system RAM|unified|on package|consumer|server, 8-12 channels per socket)\)":
-        "memory names: xpucalc/catalog/data/memory.json",
-    r"Dense: .{0,40}? halved per (?:the|NVIDIA's) footnote|Non-tensor FP(?:64|32)(?: \(CUDA cores\))?|"
-    r"FP64 Tensor Core; no sparsity footnote": "peak conditions: xpucalc/catalog/data/devices.json",
-    r"Matmul \+ bias \+ ReLU": "the condition table's rows: xpucalc/render/comparison.py",
-    r"group 128": "quantization table: xpucalc/catalog (methods)",
-    r"one-shot all-reduce": "serving estimate's notes: xpucalc/llm/serving.py (also shown in lab 03)",
     r"(?#labs/03)config dict|full FT|^model$": "lab 03's memo: xpucalc/render/memo_view.py / the lab's stored output",
-    r"\\cdot|\\to|\\infty": "math shown as source ($…$ followed by Hangul) in labs 04 and 05 and a toggle title",
     r"(?#labs/04)CUDA Graph|bias": "lab 04's text and the profiler summary it prints (its owner applies issue 22's replacements)",
     r"(?#labs/03)dict": "lab 03's text and the memo's error message: xpucalc/llm/memo_inputs.py",
-    r"전체 FT": "fine-tuning table: xpucalc/llm/training.py labels",
 }
 #: A pattern that starts with (?#labs/04) applies to that page only (a comment in the regex names it).
 _PENDING = [(re.compile(k), (re.match(r"\(\?#([^)]*)\)", k) or [None, ""])[1]) for k in PENDING]

@@ -465,12 +465,22 @@ def _lookup(key, what):
     return devices.extra(key, what)
 
 
+#: Relayed figures that were later read in a named copy of the vendor's table (issue 21 re-survey, 2026-12-02).
+RELAYED_THEN_COPIED = {"h100-sxm": "nvidia-pages-copy"}
+
+
 @pytest.mark.parametrize("key, what", RELAYED)
 def test_relayed_figures_are_not_labelled_documented(key, what):
+    # the Week 5 text's relay alone is not a document: such a figure is 미확인 unless a named copy of the vendor's
+    # table was read, and then it cites that copy (a public repository, at a commit) and still says what was relayed
     f = _lookup(key, what)
-    assert f.evidence == evidence.NOT_VERIFIED
     assert "Week 5 text" in f.conditions and "not opened in this survey" in f.conditions
-    assert f.checked == "2026-12-01"
+    if key in RELAYED_THEN_COPIED:
+        assert (f.evidence, f.source, f.checked) == (evidence.DOCUMENTED, RELAYED_THEN_COPIED[key], "2026-12-02")
+        assert "/blob/" in devices.source(f.source).url and devices.source(f.source).url.startswith("https://github.com/")
+    else:
+        assert f.evidence == evidence.NOT_VERIFIED
+        assert f.checked == "2026-12-01"
 
 
 def test_no_figure_cites_an_unopened_vendor_page_as_documented():
@@ -505,3 +515,43 @@ def test_figures_read_in_a_named_copy_are_documented():
         assert devices.source(f.source).url.startswith("https://github.com/")
     assert devices.peak("rtx-6000-ada", "fp8", sparse=True).value == 1457e12
     assert devices.figure("rtx-6000-ada", "bandwidth").value == 960e9
+
+
+# Values as the two copies print them (read 2026-12-02): MaoSong2022/MaoSong2022.github.io GPU-specs.mdx (NVIDIA's
+# A100/H100/H200 page tables) and atineoSE/coding-model-seeks-gpu gb200_specs.md (Blackwell datasheet, HGX B200).
+COPIED = [("h100-sxm", "bandwidth", 3.35e12, "nvidia-pages-copy"), ("h100-sxm", ("bf16", True), 1979e12, "nvidia-pages-copy"),
+          ("h100-sxm", ("int8", True), 3958e12, "nvidia-pages-copy"), ("h100-sxm", "tdp", 700, "nvidia-pages-copy"),
+          ("h200", "bandwidth", 4.8e12, "nvidia-pages-copy"), ("h200", ("fp8", True), 3958e12, "nvidia-pages-copy"),
+          ("a100-80gb", "bandwidth", 2039e9, "nvidia-pages-copy"), ("a100-80gb", ("int8", True), 1248e12, "nvidia-pages-copy"),
+          ("a100-80gb", "tdp", 400, "nvidia-pages-copy"), ("b200", "bandwidth", 7.7e12, "blackwell-datasheet-copy"),
+          ("b200", "memory", 180 * 2**30, "blackwell-datasheet-copy"), ("b200", ("bf16", True), 4.5e15, "blackwell-datasheet-copy"),
+          ("b200", "tdp", 1000, "blackwell-datasheet-copy"), ("b200", "NVLink 5 bandwidth", 1.8e12, "blackwell-datasheet-copy")]
+
+
+@pytest.mark.parametrize("key, what, value, source", COPIED)
+def test_figures_read_in_a_copy_of_nvidia_tables_are_documented(key, what, value, source):
+    f = devices.figure(key, what) if what in ("memory", "bandwidth", "tdp") else _lookup(key, what)
+    assert (f.value, f.evidence, f.source, f.checked) == (value, "문서 확인", source, "2026-12-02")
+    url = devices.source(source).url
+    assert url.startswith("https://github.com/") and "/blob/" in url and len(url.split("/blob/")[1].split("/")[0]) == 40
+
+
+def test_what_the_copies_do_not_print_stays_unverified():
+    # the SM count is a whitepaper figure, H100 PCIe and A100 40GB columns are not in the copied page tables,
+    # and B200's physical 192 GB is in no NVIDIA table read
+    for f in (devices.extra("h100-sxm", "SM count"), devices.figure("h100-pcie", "memory"),
+              devices.figure("a100-sxm4-40gb", "bandwidth"), devices.extra("b200", "Physical HBM3e capacity per GPU")):
+        assert f.evidence == "이번 조사에서 미확인"
+
+
+def test_peak_conditions_shown_on_the_pages_are_korean():
+    # compute-budget shows, per precision and unit, the first sentence of the dense figure's conditions (the sparse
+    # one's where no dense figure exists) for H100 SXM; no English stub may lead them
+    shown = {}
+    for p in devices.peaks("h100-sxm"):
+        if p.sparse is not True or (p.precision, p.unit_kind) not in shown:
+            shown[p.precision, p.unit_kind] = p
+    assert len(shown) == 8
+    for p in shown.values():
+        first = p.conditions.split(".")[0]
+        assert re.search("[가-힣]", first) and not first.startswith(("Dense:", "Non-tensor")), first

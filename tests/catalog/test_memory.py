@@ -136,7 +136,7 @@ def test_m3_ultra_is_lpddr5_819_gbs_512_gib_everywhere():
 
 def test_lookups_and_their_errors():
     assert memory.keys()[:2] == ["hbm3e", "hbm3"]
-    assert memory.row("ddr5").name == "DDR5 (system RAM)"
+    assert memory.row("ddr5").name == "DDR5 (시스템 메모리)"
     with pytest.raises(KeyError, match=r"unknown memory type key 'hbm9'; known keys: hbm3e, hbm3, hbm2e, "):
         memory.row("hbm9")
     s = memory.source("glossary-s1")

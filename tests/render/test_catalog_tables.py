@@ -52,8 +52,8 @@ def test_figure_text_is_the_value_without_provenance():
 
 def test_describe_real_figures():
     # H100 SXM: 80 GiB of HBM (80GB on the spec sheet), 3.35 TB/s
-    assert ct.describe(devices.figure("h100-sxm", "memory")) == "80 GiB (표기: 80GB; 이번 조사에서 미확인)"
-    assert ct.describe(devices.figure("h100-sxm", "bandwidth")) == "3.35 TB/s (표기: 3.35TB/s; 이번 조사에서 미확인)"
+    assert ct.describe(devices.figure("h100-sxm", "memory")) == "80 GiB (표기: 80GB; 문서 확인)"
+    assert ct.describe(devices.figure("h100-sxm", "bandwidth")) == "3.35 TB/s (표기: 3.35TB/s; 문서 확인)"
     assert ct.describe(devices.figure("tpu-v5e", "tdp")) == "미공개"
 
 
@@ -109,14 +109,14 @@ def test_memory_table_cells_by_hand():
     assert rows["GDDR6"][1:3] == ["864 GB/s (계산: 18000 MT/s × 384비트 / 8)", "360 GB/s – 960 GB/s"]
     # a consumer card and Apple M4 Max are examples outside the device catalog, shown with their computed value
     # (15 Gb/s x 192 bits / 8 = 360 GB/s; 8533 MT/s x 512 bits / 8 = 546.112 GB/s)
-    assert rows["GDDR6"][5].endswith("GeForce RTX 3060 12GB (consumer) (360 GB/s, 카탈로그 밖)")
-    assert "Apple M4 Max (16-core CPU / 40-core GPU) (546.112 GB/s, 카탈로그 밖)" in rows["LPDDR5X (on package)"][5]
-    assert rows["LPDDR5X (on package)"][1] == "136.528 GB/s (계산: 8533 MT/s × 128비트 / 8)"
-    assert rows["DDR4 (system RAM)"][1:3] == ["51.2 GB/s (계산: 3200 MT/s × 128비트 / 8)", "25.6 GB/s – 51.2 GB/s"]
-    assert rows["DDR5 (system RAM)"][5] == "—"
+    assert rows["GDDR6"][5].endswith("GeForce RTX 3060 12GB (소비자용) (360 GB/s, 카탈로그 밖)")
+    assert "Apple M4 Max (16-core CPU / 40-core GPU) (546.112 GB/s, 카탈로그 밖)" in rows["LPDDR5X (패키지 내장)"][5]
+    assert rows["LPDDR5X (패키지 내장)"][1] == "136.528 GB/s (계산: 8533 MT/s × 128비트 / 8)"
+    assert rows["DDR4 (시스템 메모리)"][1:3] == ["51.2 GB/s (계산: 3200 MT/s × 128비트 / 8)", "25.6 GB/s – 51.2 GB/s"]
+    assert rows["DDR5 (시스템 메모리)"][5] == "—"
     lpddr5x = next(r for r in MEM["rows"] if r["key"] == "lpddr5x")
-    assert rows["LPDDR5X (on package)"][3] == lpddr5x.get("as_published", "—")
-    assert rows["LPDDR5X (on package)"][4] == lpddr5x["typical_use_ko"]
+    assert rows["LPDDR5X (패키지 내장)"][3] == lpddr5x.get("as_published", "—")
+    assert rows["LPDDR5X (패키지 내장)"][4] == lpddr5x["typical_use_ko"]
     nvme = next(r for r in MEM["rows"] if r["key"] == "nvme-gen4")
     assert rows["NVMe Gen4 SSD"] == ["NVMe Gen4 SSD", "7 GB/s", "—", "7 GB/s", nvme["typical_use_ko"], "—", nvme["evidence"],
                                      f"{MEM['sources'][nvme['source']]['title']} ({nvme['checked']})"]
@@ -155,8 +155,8 @@ def test_link_table_order_and_cells():
                               "PCIe Gen5 x16", "PCIe Gen4 x16", "NVLink 3 (A100)", "InfiniBand NDR", "InfiniBand XDR",
                               "Ethernet 100G", "Ethernet 200G", "Ethernet 400G"]
     rows = {r[0]: r for r in t.rows}
-    assert rows["NVLink 4 (H100)"][1:5] == ["per GPU", "450 GB/s", "900 GB/s", "900GB/s"]
-    assert rows["NVSwitch"][1:5] == ["node (8 GPUs)", "— (연결 구조)", "—", "—"]
+    assert rows["NVLink 4 (H100)"][1:5] == ["GPU당", "450 GB/s", "900 GB/s", "900GB/s"]
+    assert rows["NVSwitch"][1:5] == ["노드 (GPU 8장)", "— (연결 구조)", "—", "—"]
     assert rows["Ethernet 100G"][2:4] == ["12.5 GB/s", "25 GB/s"]
     nvlink4 = next(r for r in IC["links"] if r["key"] == "nvlink4")
     assert rows["NVLink 4 (H100)"][5] == nvlink4["notes_ko"]
@@ -181,7 +181,7 @@ FAKE_IC = {
               "checked": "2026-01-01", "evidence": "분석 계산"}],
     "links": [{"key": "a", "name": "Link A", "bandwidth_one_way": 1.2346e9, "bandwidth_both_ways": 2.4692e9,
                "source": "t", "checked": "2026-01-02", "evidence": "문서 확인"},
-              {"key": "nvlink4", "name": "NV4", "bandwidth_one_way": 4e11, "bandwidth_both_ways": 8e11, "scope": "per GPU",
+              {"key": "nvlink4", "name": "NV4", "bandwidth_one_way": 4e11, "bandwidth_both_ways": 8e11, "scope": "GPU당",
                "as_published": "800GB/s", "notes_ko": "메모", "source": "s", "checked": "2026-01-03", "evidence": "문서 확인"}],
 }
 
@@ -195,7 +195,7 @@ def test_fake_catalog_tables(monkeypatch):
     t = ct.link_table(include_pcie=(5,))
     # nvlink5, nvswitch and nvl72 are not in this catalog: only nvlink4 comes first
     assert t.rows == [
-        ["NV4", "per GPU", "400 GB/s", "800 GB/s", "800GB/s", "메모", "문서 확인", "Src (2026-01-03)"],
+        ["NV4", "GPU당", "400 GB/s", "800 GB/s", "800GB/s", "메모", "문서 확인", "Src (2026-01-03)"],
         ["PCIe Gen5 x16", "링크당 (CPU↔장치, NVLink 없는 GPU↔GPU)", "16 GB/s", "32 GB/s", "20 GB/s (한 방향, 반올림)",
          "10 GT/s × 16레인, 8b/10b 인코딩에서 계산", "분석 계산", "Src (2026-01-01)"],
         # no scope, notes or as_published; 3 decimals: 1.2346 GB/s -> 1.235

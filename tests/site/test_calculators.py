@@ -252,15 +252,20 @@ def test_first_result_and_recompute_are_fast():
     """First result <= 6 s after opening, every recompute <= 0.3 s (measured by the test above, in the page).
 
     Timing on a machine busy with other work says nothing about the page: when a busy loop of this process got
-    less than two thirds of a CPU just before or after the measurement (:func:`contention` above 1.5), the measured
-    times are reported in the skip reason instead of asserted.
+    less than two thirds of a CPU just before or after the measurement (:func:`contention` above 1.5), or the
+    1-minute load average is above 2 (this machine's core count), the measured times are reported in the skip
+    reason instead of asserted.
     """
     if not TIMES:
         pytest.skip("no calculator page was measured")
     first, recompute, busy = max(t[0] for t in TIMES.values()), max(t[1] for t in TIMES.values()), \
         max(t[2] for t in TIMES.values())
-    said = f"first result {first:.2f} s, slowest recompute {recompute * 1000:.0f} ms, contention {busy:.1f}"
-    if busy > 1.5:
+    load = os.getloadavg()[0]
+    said = (f"first result {first:.2f} s, slowest recompute {recompute * 1000:.0f} ms, contention {busy:.1f}, "
+            f"load average {load:.1f}")
+    # The busy loop samples a moment; the load average sees other processes that competed with the page for the
+    # cores while the runtime compiled (this machine has 2: above 2, the page got less than a core of its own).
+    if busy > 1.5 or load > 2.0:
         pytest.skip(f"machine busy, timing not asserted: {said}")
     assert first <= LOAD_S and recompute <= RECOMPUTE_S, f"{said}; limits {LOAD_S} s and {RECOMPUTE_S} s"
 

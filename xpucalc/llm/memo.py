@@ -192,7 +192,7 @@ def _latency_words(key: str | None) -> str:
         return "직접 입력"
     if key.startswith("pcie"):
         return "PCIe에서 NCCL, RTX 4090 8장 nccl-tests 보고값(문서 확인)"
-    return "NVLink에서 서빙 엔진의 one-shot all-reduce, H100 보고값(문서 확인)"
+    return "NVLink에서 서빙 엔진의 원샷(one-shot) all-reduce, H100 보고값(문서 확인)"
 
 
 def _serving_rows(inp: WorkloadInputs, hw: Hardware, rep: MemoReport) -> None:
