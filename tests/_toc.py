@@ -153,3 +153,13 @@ def glue_text(plain: str) -> str:
     except (ValueError, SyntaxError):
         return plain
     return v if isinstance(v, str) else plain
+
+
+_GLUED_TEXTS: dict[str, dict[str, str]] = {}
+
+
+def glued_texts(page: str) -> dict[str, str]:
+    """Every value a chapter glues, as its ``{glue:text}`` role shows it (name -> text); one execution per page."""
+    if page not in _GLUED_TEXTS:
+        _GLUED_TEXTS[page] = {k: glue_text(v) for k, v in glued(executed(page)).items()}
+    return _GLUED_TEXTS[page]

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from _toc import executed, glue_text, glued, is_executable, toc_files
+from _toc import executed, glued_texts, is_executable, toc_files
 
 PAGES = [e for e in toc_files() if not e.startswith("labs/") and is_executable(e)]
 
@@ -335,13 +335,7 @@ def _shows(expected: float, value: float, half: float) -> bool:
 
 @pytest.fixture(scope="module")
 def values():
-    cache: dict[str, dict[str, str]] = {}
-
-    def get(page: str) -> dict[str, str]:
-        if page not in cache:
-            cache[page] = {k: glue_text(v) for k, v in glued(executed(page)).items()}
-        return cache[page]
-    return get
+    return glued_texts
 
 
 CASES = [(page, name, exp) for page, table in EXPECTED.items() for name, exp in table.items()]

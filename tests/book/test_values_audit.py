@@ -13,7 +13,7 @@ import re
 
 import pytest
 import yaml
-from _toc import executed, glue_text, glued
+from _toc import glued_texts
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
@@ -133,13 +133,7 @@ def _first_number(text: str) -> tuple[float, float]:
 
 @pytest.fixture(scope="module")
 def values():
-    cache: dict[str, dict[str, str]] = {}
-
-    def get(page: str) -> dict[str, str]:
-        if page not in cache:
-            cache[page] = {k: glue_text(v) for k, v in glued(executed(page)).items()}
-        return cache[page]
-    return get
+    return glued_texts
 
 
 CASES = [(page, name, exp) for page, table in EXPECTED.items() for name, exp in table.items()]

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from _toc import executed, glue_text, glued
+from _toc import glued_texts
 
 # page -> {glue name: expected}: a str (exact text), a number (the first number shown) or a (number, unit) pair
 EXPECTED: dict[str, dict[str, object]] = {
@@ -132,13 +132,7 @@ def _shows(expected: float, value: float, half: float) -> bool:
 
 @pytest.fixture(scope="module")
 def values():
-    cache: dict[str, dict[str, str]] = {}
-
-    def get(page: str) -> dict[str, str]:
-        if page not in cache:
-            cache[page] = {k: glue_text(v) for k, v in glued(executed(page)).items()}
-        return cache[page]
-    return get
+    return glued_texts
 
 
 CASES = [(page, name, exp) for page, table in EXPECTED.items() for name, exp in table.items()]
