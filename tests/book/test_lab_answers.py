@@ -158,7 +158,7 @@ def test_lab04_answers_on_a_gpu_use_gpu_words():
     assert "LLC" not in text and "CPU에서는" not in text and "주 메모리" not in text
     assert "L2 캐시" in text and "HBM" in text
     assert "1 GiB 이상이면서 L2의 4배 이상" in text            # the size rule that was applied
-    assert "호출마다 / 이어서 = 2.50" in text and "이어서 / CUDA Graph = 1.60" in text   # 20/8 and 8/5
+    assert "호출마다 / 이어서 = 2.50" in text and "이어서 / CUDA 그래프 = 1.60" in text   # 20/8 and 8/5
     assert "실행 요청과 동기화 비용" in text                   # per-call 2.5x back-to-back: launch-bound words
 
 

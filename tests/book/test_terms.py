@@ -201,9 +201,7 @@ ENGLISH_PAGES = {"book/appendix/api", "book/appendix/status", "book/appendix/ref
 #: xpucalc's renderers, stored lab outputs), with where it comes from. Each is a to-do for its owner: translate it
 #: there, then delete the line here (a pattern that no page shows any more fails test_pending_is_still_needed).
 PENDING = {
-    r"(?#labs/03)config dict|full FT|^model$": "lab 03's memo: xpucalc/render/memo_view.py / the lab's stored output",
-    r"(?#labs/04)CUDA Graph|bias": "lab 04's text and the profiler summary it prints (its owner applies issue 22's replacements)",
-    r"(?#labs/03)dict": "lab 03's text and the memo's error message: xpucalc/llm/memo_inputs.py",
+    r"(?#labs/03)^model$": "lab 03's memo: the argument name in its table of inputs (xpucalc/render/memo_view.py)",
 }
 #: A pattern that starts with (?#labs/04) applies to that page only (a comment in the regex names it).
 _PENDING = [(re.compile(k), (re.match(r"\(\?#([^)]*)\)", k) or [None, ""])[1]) for k in PENDING]

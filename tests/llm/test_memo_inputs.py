@@ -107,13 +107,13 @@ def test_resolve_model():
     assert resolve_model(models.config("llama-3.2-1b")).n_params == models.get("llama-3.2-1b").n_params
     with bad("model") as e:
         resolve_model("llama-9")
-    assert "llama-3-8b" in e.value.message and "config.json을 dict로" in e.value.message
+    assert "llama-3-8b" in e.value.message and "config.json을 딕셔너리로" in e.value.message
     with bad("model") as e:
         resolve_model({"model_type": "gpt2"})
-    assert e.value.message.startswith("config dict를 읽지 못했습니다: ")
+    assert e.value.message.startswith("config 딕셔너리를 읽지 못했습니다: ")
     with bad("model") as e:
         resolve_model(42)
-    assert e.value.message == "카탈로그 키(문자열)나 config.json dict여야 합니다. 받은 값: 42"
+    assert e.value.message == "카탈로그 키(문자열)나 config.json을 읽은 딕셔너리여야 합니다. 받은 값: 42"
 
 
 def test_string_flags_unknown_precision_units_and_a_contradicting_interconnect_are_refused():

@@ -203,7 +203,7 @@ def launch_overhead(m: int = 1, k: int = 1024, n: int = 1024, precision: str = "
         warm_up(call, wait, min_time_s=0.1, max_time_s=1.0)
         if target.kind == "cuda":
             per, b2b, graph, err = cuda_timing.three_numbers(call, reps, batch, device=target.index)
-            why = "" if err is None else f"CUDA Graph 캡처 실패: {type(err).__name__}: {str(err)[:100]}"
+            why = "" if err is None else f"CUDA 그래프 캡처 실패: {type(err).__name__}: {str(err)[:100]}"
         else:
             calls = batched(call, batch)
 
@@ -217,7 +217,7 @@ def launch_overhead(m: int = 1, k: int = 1024, n: int = 1024, precision: str = "
             rounds = time_rounds({"per_call": one, "group": group}, rounds=reps, reps_per_round=1)
             per = rounds["per_call"]
             b2b = [s / batch for s in rounds["group"]]
-            graph, why = None, "CUDA GPU가 아니어서 CUDA Graph가 없습니다"
+            graph, why = None, "CUDA GPU가 아니어서 CUDA 그래프가 없습니다"
     return LaunchOverhead(mm, kk, nn, prec, target.device, summarize(per, warn=False), summarize(b2b, warn=False),
                           summarize(graph, warn=False) if graph else None, why, batch)
 

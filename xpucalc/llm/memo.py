@@ -421,7 +421,7 @@ def memo(**kwargs) -> MemoReport:
             unknown[0], f"알 수 없는 입력 이름입니다. 쓸 수 있는 이름: {', '.join(sorted(allowed))}"))
     if "n_params" not in kwargs and "model" not in kwargs:
         return MemoReport(None, error=MemoInputError(
-            "model", "모델을 적어야 합니다. model=\"llama-3-8b\"(카탈로그 키), config.json dict, 또는 n_params=7e9(파라미터 수)"))
+            "model", "모델을 적어야 합니다. model=\"llama-3-8b\"(카탈로그 키), config.json을 읽은 딕셔너리, 또는 n_params=7e9(파라미터 수)"))
     try:
         return estimate(WorkloadInputs(**kwargs))
     except MemoInputError as exc:

@@ -16,7 +16,7 @@ from . import Model, models
 GOALS: dict[str, str] = {
     "serving": "추론 서빙",
     "lora": "LoRA 파인튜닝",
-    "full_ft": "전체 파인튜닝 (full FT)",
+    "full_ft": "전체 파인튜닝",
     "training": "학습 예산 (토큰 수와 MFU)",
 }
 
@@ -151,7 +151,7 @@ class WorkloadInputs:
 
     def __post_init__(self) -> None:
         if self.model is None and self.n_params is None:
-            raise MemoInputError("model", "모델을 적어야 합니다: model=\"llama-3-8b\"처럼 카탈로그 키나 config.json dict, "
+            raise MemoInputError("model", "모델을 적어야 합니다: model=\"llama-3-8b\"처럼 카탈로그 키나 config.json을 읽은 딕셔너리, "
                                           f"또는 파라미터 수 n_params=7e9. 카탈로그 키: {', '.join(models.keys())}")
         if self.model is not None and self.n_params is not None:
             raise MemoInputError("n_params", "model과 n_params는 둘 중 하나만 적습니다(model이 있으면 파라미터 수는 "
@@ -237,14 +237,14 @@ def resolve_model(model: str | dict) -> Model:
     if isinstance(model, str):
         if model not in models.keys():
             raise MemoInputError("model", f"카탈로그에 없는 모델 {model!r}입니다. 쓸 수 있는 키: {', '.join(models.keys())}. "
-                                          "목록에 없으면 config.json을 dict로 읽어 model=에 넘기세요.")
+                                          "목록에 없으면 config.json을 딕셔너리로 읽어 model=에 넘기세요.")
         return models.get(model)
     if isinstance(model, dict):
         try:
             return Model.from_hf_config(model)
         except ValueError as exc:
-            raise MemoInputError("model", f"config dict를 읽지 못했습니다: {exc}") from None
-    raise MemoInputError("model", f"카탈로그 키(문자열)나 config.json dict여야 합니다. 받은 값: {model!r}")
+            raise MemoInputError("model", f"config 딕셔너리를 읽지 못했습니다: {exc}") from None
+    raise MemoInputError("model", f"카탈로그 키(문자열)나 config.json을 읽은 딕셔너리여야 합니다. 받은 값: {model!r}")
 
 
 __all__ = ["GOALS", "MemoInputError", "PRECISION_NAMES", "PRIORITIES", "WorkloadInputs", "resolve_model"]
