@@ -106,6 +106,8 @@ def test_roofline_floors_and_gaps_by_hand():
     a = reference.floor_gap(reference.get("a100-sxm4-40gb", "eager", "bf16", 128))
     assert a.floor_s == pytest.approx(1.6871e-6, rel=1e-4) and a.bound == "memory"
     assert a.gap == pytest.approx(62.5 / 1.6871, rel=1e-3)  # 37.0x
+    # the hard floor a cache cannot lower: the compute term alone, 268 435 456 / 312e12 = 0.8604 us
+    assert a.compute_floor_s == pytest.approx(0.86037e-6, rel=1e-4)
     # TPU v5e BF16 M=128 jax.jit: 2 623 488 / 819e9 = 3.2033 us; 161.9 / 3.2033 = 50.5x
     t = reference.floor_gap(reference.get("tpu-v5e", "compiled", "bf16", 128))
     assert t.floor_s == pytest.approx(3.2033e-6, rel=1e-4) and t.gap == pytest.approx(50.54, rel=1e-3)
@@ -116,7 +118,7 @@ def test_roofline_floors_and_gaps_by_hand():
     # no FP32 peak for TPU v5e in the catalog: no floor, and the table says so
     n = reference.floor_gap(reference.get("tpu-v5e", "compiled", "fp32", 128))
     assert n.floor_s is None and n.gap is None and "fp32" in n.reason
-    assert n.bandwidth is None and n.bandwidth_share is None and n.bound is None
+    assert n.bandwidth is None and n.bandwidth_share is None and n.bound is None and n.compute_floor_s is None
     assert [fg.run for fg in reference.floor_gaps()] == reference.load()   # default: every run, in order
 
 

@@ -36,8 +36,16 @@ def test_plots_draw_their_data():
     assert list(pts.get_xdata()) == [1.0, 100.0] and list(pts.get_ydata()) == pytest.approx([5.0, 90.0])  # GFLOP/s
     rows = [collectives.CollectiveRow("all_reduce", s, 2, "gloo", summarize([1e-4 + s / 1e9], warn=False), True)
             for s in (1e3, 1e6)]
-    ax = bench_plots.collective_time_plot(rows, alpha_beta.fit_alpha_beta([1e3, 1e6], [r.time_s for r in rows]))
+    ax = bench_plots.collective_time_plot(rows, alpha_beta.fit_alpha_beta([1e3, 1e6], [r.time_s for r in rows]),
+                                          [1e-6, 1e-3])
     assert list(ax.get_lines()[0].get_ydata()) == pytest.approx([(1e-4 + 1e-6) * 1e3, (1e-4 + 1e-3) * 1e3])
+    # every series names its evidence: gloo runs are CPU 동작 확인, the fit and the formula 분석 계산
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert [x.split(":")[0] for x in legend] == ["측정 (중앙값, CPU 동작 확인)", "측정 (최소, CPU 동작 확인)",
+                                                  "α–β 맞춤 (분석 계산)", "링 공식 2(n−1)/n·S/B\n(지연 항 없음, 분석 계산)"]
+    ax = bench_plots.measured_roofline_plot([roof], {"층": [(1.0, 5e9)]}, spec=Device("H100", 989e12, 3.35e12))
+    assert "문서의 상한선: H100 (문서 확인)" in [t.get_text() for t in ax.get_legend().get_texts()]
+    assert "실측" not in ax.get_title()       # a CPU run is not 실측: the default title does not say it
     bench_plots.busbw_plot(rows)
     with pytest.raises(ValueError, match="roofs"):
         bench_plots.measured_roofline_plot([], {})

@@ -55,6 +55,7 @@ def test_an_input_error_is_a_one_row_table():
     t = memo_table(r)
     assert t.headers == ["입력 오류", "고치는 법"] and t.rows == [["n_gpus", "GPU 수 — 1 이상의 정수여야 합니다. 받은 값: 0"]]
     assert t.caption == "" and t.notes == []
+    assert "<td><code>n_gpus</code></td>" in t.to_html()      # an argument name reads as code, not as prose
     assert memo_text(r) == "입력 오류 — n_gpus: GPU 수 — 1 이상의 정수여야 합니다. 받은 값: 0"
 
 

@@ -10,6 +10,7 @@ The plots of measurements (xpucalc.render.bench_plots) are tested in test_bench_
 from __future__ import annotations
 
 import io
+import json
 import logging
 import sys
 import warnings
@@ -23,7 +24,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 import xpucalc as xc  # noqa: E402
 from xpucalc.render.plot import (COLUMN_WIDTH_IN, MIN_FONT_PT, PHONE_COLUMN_PX, PNG_KEY_OVERLAPS,  # noqa: E402
-                                 PNG_KEY_TEXT_PX, drawn_texts, figure_png, legend_below, log_ticks, min_font_pt,
+                                 PNG_KEY_TEXT_PX, PNG_KEY_TEXTS, drawn_texts, figure_png, legend_below, log_ticks, min_font_pt,
                                  overlapping_texts, phone_text_px, plain_log_ticks, roofline_plot, saved_width_in,
                                  setup_korean_font, smallest_text_pt)
 
@@ -195,6 +196,8 @@ def test_figure_png_carries_text_size_and_overlaps():
     # 10 pt tick labels at 100 dpi: 10 x 100 / 72 = 13.89 image px
     assert img.text[PNG_KEY_TEXT_PX] == "13.89"
     assert img.text[PNG_KEY_OVERLAPS] == "'가나다' / '라마바'"
+    texts = json.loads(img.text[PNG_KEY_TEXTS])           # what tests/book/test_labels.py reads back
+    assert texts["titles"] == [] and {"가나다", "라마바"} <= set(texts["texts"])
     assert img.size[0] == pytest.approx(saved_width_in(fig) * 100, abs=2)
     plt.close(fig)
     # a figure with no text at all is still drawn, only without the entries (the site test reports it)

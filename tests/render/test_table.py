@@ -88,3 +88,13 @@ def _html_structure(markup: str) -> dict[str, list]:
 
     P().feed(markup)
     return out
+
+
+def test_a_code_cell_is_shown_as_code():
+    from xpucalc.render.table import Code
+
+    t = Table(["입력 오류", "고치는 법"])
+    t.add(Code("model"), "카탈로그 키 <a|b>를 씁니다")
+    assert "<td><code>model</code></td><td>카탈로그 키 &lt;a|b&gt;를 씁니다</td>" in t.to_html()
+    assert "| `model` | 카탈로그 키 <a\\|b>를 씁니다 |" in t.to_markdown()
+    assert t.column("입력 오류") == ["model"] and isinstance(t.rows[0][0], Code)

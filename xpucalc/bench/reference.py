@@ -175,6 +175,9 @@ class FloorGap:
         bound: ``"memory"`` or ``"compute"`` (which term sets the floor); None with ``floor_s``.
         bandwidth: the catalog's memory bandwidth of the device, bytes/s (None with ``floor_s``).
         reason: why there is no floor (the catalog's message), else ``""``.
+        compute_floor_s: the compute term F / peak alone, seconds (None with ``floor_s``). The memory term
+            assumes every call reads Q_min from main memory; a repeated call whose weights stay in a cache can
+            beat it, never the compute term.
     """
 
     run: ReferenceRun
@@ -182,6 +185,7 @@ class FloorGap:
     bound: str | None
     bandwidth: float | None = None
     reason: str = ""
+    compute_floor_s: float | None = None
 
     @property
     def gap(self) -> float | None:
@@ -206,7 +210,7 @@ def floor_gap(run: ReferenceRun) -> FloorGap:
     except (KeyError, ValueError) as exc:
         return FloorGap(run, None, None, None, str(exc))
     r = roofline(run.workload, dev)
-    return FloorGap(run, r.time, r.bound, dev.bandwidth)
+    return FloorGap(run, r.time, r.bound, dev.bandwidth, compute_floor_s=r.compute_time)
 
 
 def floor_gaps(runs: Sequence[ReferenceRun] | None = None) -> list[FloorGap]:

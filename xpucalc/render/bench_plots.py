@@ -62,7 +62,7 @@ def bandwidth_plot(results: Sequence[Any], caches: Mapping[str, float] | None = 
 
 def measured_roofline_plot(roofs: Sequence[Device], points: Mapping[str, Sequence[tuple[float, float]]],
                            spec: Device | None = None, ax: Any = None,
-                           title: str = "실측 루프라인: 측정한 상한선 위의 측정점") -> Any:
+                           title: str = "측정한 루프라인: 측정한 상한선 위의 측정점") -> Any:
     """Roofs min(peak, bandwidth x I) of ``roofs`` (measured) and of ``spec`` (documented, dashed), with points.
 
     Args:
@@ -89,7 +89,7 @@ def measured_roofline_plot(roofs: Sequence[Device], points: Mapping[str, Sequenc
                 textcoords="offset points", xytext=(6, -14), fontsize=MIN_FONT_PT)
     if spec is not None:
         ax.loglog(xs, np.minimum(spec.peak_flops, spec.bandwidth * xs) / unit, ls="--", color="black", lw=1.2,
-                  label=f"문서 확인 상한선: {spec.name}")
+                  label=f"문서의 상한선: {spec.name} ({evidence.DOCUMENTED})")
     for j, (label, pts) in enumerate(points.items()):
         if pts:
             ii, ff = zip(*pts)
@@ -118,19 +118,21 @@ def collective_time_plot(rows: Sequence[Any], fit: Any = None, formula_s: Sequen
         raise ValueError("rows must hold at least one CollectiveRow")
     ax = _axes(ax)
     s = np.asarray([r.size_bytes for r in rows], dtype=float)
-    ax.loglog(s, [r.time_s * 1e3 for r in rows], "o", mec="black", label="측정 (중앙값)")
-    ax.loglog(s, [r.timing.min_s * 1e3 for r in rows], "_", color="gray", ms=10, label="측정 (최소)")
+    # each series names its evidence: the runs' label for what was timed, 분석 계산 for what is computed from them
+    ev, computed = evidence.weakest(r.evidence for r in rows), evidence.COMPUTED
+    ax.loglog(s, [r.time_s * 1e3 for r in rows], "o", mec="black", label=f"측정 (중앙값, {ev})")
+    ax.loglog(s, [r.timing.min_s * 1e3 for r in rows], "_", color="gray", ms=10, label=f"측정 (최소, {ev})")
     if fit is not None:
         xs = np.logspace(np.log10(s.min()), np.log10(s.max()), 200)
         ax.loglog(xs, [fit.predict(x) * 1e3 for x in xs], "-",
-                  label=f"α–β 맞춤: α = {fit.alpha_s * 1e6:,.0f} µs, 1/β = {fit.bandwidth / GB:.2f} GB/s, "
+                  label=f"α–β 맞춤 ({computed}):\nα = {fit.alpha_s * 1e6:,.0f} µs, 1/β = {fit.bandwidth / GB:.2f} GB/s, "
                         f"R² = {fit.r2:.3f}")
     for label, other in (extra_fits or {}).items():
         xs = np.logspace(np.log10(s.min()), np.log10(s.max()), 200)
-        ax.loglog(xs, [other.predict(x) * 1e3 for x in xs], ":", label=f"{label}: α = {other.alpha_s * 1e6:,.0f} µs, "
-                  f"1/β = {other.bandwidth / GB:.2f} GB/s, R² = {other.r2:.3f}")
+        ax.loglog(xs, [other.predict(x) * 1e3 for x in xs], ":", label=f"{label} ({computed}):\n"
+                  f"α = {other.alpha_s * 1e6:,.0f} µs, 1/β = {other.bandwidth / GB:.2f} GB/s, R² = {other.r2:.3f}")
     if formula_s is not None:
-        ax.loglog(s, np.asarray(formula_s) * 1e3, "--", label="링 공식 2(n−1)/n·S/B (지연 항 없음)")
+        ax.loglog(s, np.asarray(formula_s) * 1e3, "--", label=f"링 공식 2(n−1)/n·S/B\n(지연 항 없음, {computed})")
     plain_log_ticks(ax, "both")
     ax.set_xlabel("메시지 크기 S (바이트)")
     ax.set_ylabel("시간 (ms)")

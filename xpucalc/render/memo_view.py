@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from ..llm.memo import MemoReport
 from . import parallelism_text
-from .table import Table
+from .table import Code, Table
 
 
 def rows(report: MemoReport) -> list[tuple[str, str, str]]:
@@ -34,7 +34,7 @@ def memo_table(report: MemoReport) -> Table:
     """The report as a :class:`~xpucalc.render.table.Table`; an input error is a one-row table of the fix."""
     if report.error:
         t = Table(["입력 오류", "고치는 법"])
-        t.add(report.error.argument, report.error.message)
+        t.add(Code(report.error.argument), report.error.message)
         return t
     t = Table(["항목", "값", "근거"], caption=report.verdict)
     for r in rows(report):

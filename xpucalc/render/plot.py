@@ -241,6 +241,9 @@ def log_ticks(ax, axis: str = "y"):
 #: PNG text keys that :func:`figure_png` writes (the site test reads them from the built pages' images).
 PNG_KEY_TEXT_PX = "xpucalc:smallest-text-px"
 PNG_KEY_OVERLAPS = "xpucalc:overlapping-labels"
+#: JSON ``{"titles": [...], "texts": [...]}``: the axes titles (and suptitle) and every text the figure draws, so that
+#: tests/book/test_labels.py can read the evidence labels a stored or built figure spells.
+PNG_KEY_TEXTS = "xpucalc:texts"
 #: Two text boxes overlap when they share more than this many pixels in both directions.
 OVERLAP_TOLERANCE_PX = 1.0
 
@@ -330,17 +333,29 @@ def phone_text_px(fig, column_px: float = PHONE_COLUMN_PX) -> float:
     return smallest_text_pt(fig) / 72 * min(float(fig.dpi), column_px / saved_width_in(fig))
 
 
+def figure_titles(fig) -> list[str]:
+    """The non-empty axes titles (left, centre, right) of ``fig`` and its suptitle, in drawing order."""
+    titles = [ax.get_title(loc) for ax in fig.axes for loc in ("left", "center", "right")]
+    if getattr(fig, "_suptitle", None) is not None:
+        titles.append(fig._suptitle.get_text())
+    return [t for t in titles if t.strip()]
+
+
 def figure_png(fig) -> bytes:
-    """``fig`` as the notebook shows it (PNG, ``bbox_inches="tight"``, at the figure's dpi), with two PNG text
-    entries for the site test: PNG_KEY_TEXT_PX, the smallest text in image pixels (points x dpi / 72), and
-    PNG_KEY_OVERLAPS, the overlapping text pairs ("" when none). A figure that cannot be measured (no text)
-    is still drawn, without the two entries (the site test then reports it)."""
+    """``fig`` as the notebook shows it (PNG, ``bbox_inches="tight"``, at the figure's dpi), with three PNG text
+    entries for the tests: PNG_KEY_TEXT_PX, the smallest text in image pixels (points x dpi / 72),
+    PNG_KEY_OVERLAPS, the overlapping text pairs ("" when none), and PNG_KEY_TEXTS, the titles and drawn texts
+    (JSON). A figure that cannot be measured (no text) is still drawn, without the entries (the tests then
+    report it)."""
     import io
+    import json
 
     try:
         pairs = overlapping_texts(fig)
+        texts = list(dict.fromkeys(t.get_text() for t, _ in drawn_texts(fig)))
         meta = {PNG_KEY_TEXT_PX: f"{smallest_text_pt(fig) * fig.dpi / 72:.2f}",
-                PNG_KEY_OVERLAPS: " | ".join(f"{a!r} / {b!r}" for a, b in pairs)[:2000]}
+                PNG_KEY_OVERLAPS: " | ".join(f"{a!r} / {b!r}" for a, b in pairs)[:2000],
+                PNG_KEY_TEXTS: json.dumps({"titles": figure_titles(fig), "texts": texts}, ensure_ascii=False)}
     except Exception:  # noqa: BLE001 - a figure without text, or a matplotlib change: show it, unmeasured
         meta = {}
     buf = io.BytesIO()

@@ -5,6 +5,10 @@ import html
 from dataclasses import dataclass, field
 
 
+class Code(str):
+    """A cell shown as code (an argument name, a catalog key): ``<code>`` in HTML, backticks in Markdown."""
+
+
 @dataclass
 class Table:
     """Rows of strings under a header; displayed as HTML in notebooks.
@@ -27,10 +31,10 @@ class Table:
                 raise ValueError(f"rows[{i}] has {len(row)} cells but there are {len(self.headers)} headers")
 
     def add(self, *cells: object) -> None:
-        """Append a row; each cell is converted with ``str``."""
+        """Append a row; each cell is converted with ``str`` (a :class:`Code` cell stays code)."""
         if len(cells) != len(self.headers):
             raise ValueError(f"cells has {len(cells)} values but there are {len(self.headers)} headers")
-        self.rows.append([str(c) for c in cells])
+        self.rows.append([c if isinstance(c, Code) else str(c) for c in cells])
 
     def column(self, header: str) -> list[str]:
         """All cells of the column titled ``header``."""
@@ -42,7 +46,8 @@ class Table:
     def to_markdown(self) -> str:
         """GitHub-style Markdown table (pipes in cells are escaped)."""
         def esc(s: str) -> str:
-            return str(s).replace("|", "\\|").replace("\n", " ")
+            text = str(s).replace("|", "\\|").replace("\n", " ")
+            return f"`{text}`" if isinstance(s, Code) else text
         lines = []
         if self.caption:
             lines += [f"**{esc(self.caption)}**", ""]
@@ -56,7 +61,9 @@ class Table:
         """HTML table inside a horizontally scrolling box (wide tables stay readable on phones)."""
         e = html.escape
         head = "".join(f"<th>{e(h)}</th>" for h in self.headers)
-        body = "".join("<tr>" + "".join(f"<td>{e(str(c))}</td>" for c in row) + "</tr>" for row in self.rows)
+        def cell(c: str) -> str:
+            return f"<code>{e(str(c))}</code>" if isinstance(c, Code) else e(str(c))
+        body = "".join("<tr>" + "".join(f"<td>{cell(c)}</td>" for c in row) + "</tr>" for row in self.rows)
         # The visible caption sits above the scroll box, so a phone reader sees it while scrolling the
         # table sideways; the <caption> inside stays for screen readers (hidden on screen by the site CSS).
         cap = f"<caption>{e(self.caption)}</caption>" if self.caption else ""
