@@ -1,8 +1,9 @@
-"""Reading _toc.yml: shared by the chapter-execution and site tests."""
+"""Reading _toc.yml: shared by the chapter-execution and site tests; reading numbers as a page shows them."""
 from __future__ import annotations
 
 import os
 import pathlib
+import re
 
 import yaml
 
@@ -163,3 +164,69 @@ def glued_texts(page: str) -> dict[str, str]:
     if page not in _GLUED_TEXTS:
         _GLUED_TEXTS[page] = {k: glue_text(v) for k, v in glued(executed(page)).items()}
     return _GLUED_TEXTS[page]
+
+
+_NUM = re.compile(r"(?<![\w.])[-−]?\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?")
+
+
+def numbers_shown(text: str) -> list[tuple[float, float, int]]:
+    """Each number in ``text`` as ``(value, half a unit of the last digit shown, end position)``, in order.
+
+    Reads thousands separators (``1,311,744``), a Unicode minus (``−3``) and exponents (``3.71e-07``, whose
+    half unit is ``0.005e-07``); a range ``44–54`` gives two numbers. The end position is where a unit would start.
+    """
+    out = []
+    for m in _NUM.finditer(text):
+        s = m.group().replace(",", "").replace("−", "-")
+        mant = re.split(r"[eE]", s)[0]
+        decimals = len(mant.split(".")[1]) if "." in mant else 0
+        exp = int(re.split(r"[eE]", s)[1]) if re.search(r"[eE]", s) else 0
+        out.append((float(s), 0.5 * 10.0 ** (exp - decimals), m.end()))
+    return out
+
+
+def shows(expected: float, value: float, half: float) -> bool:
+    """True when a number shown as ``value`` (to within ``half``, from :func:`numbers_shown`) is ``expected`` rounded.
+
+    ``shows(11.52, 11.5, 0.05)`` is True, ``shows(11.52, 11.6, 0.05)`` False.
+    """
+    return abs(value - expected) <= half * (1 + 1e-9) + 1e-12 * abs(expected)
+
+
+def assert_glued(page: str, name: str, expected: object) -> None:
+    """Assert that ``page`` glues ``name`` as ``expected`` (worked by hand in the caller's comment):
+
+    - a str: the glued text exactly;
+    - a number: the first number the text shows, rounded as shown;
+    - a list of numbers: the first numbers shown, in order;
+    - a (number, unit) tuple: the first number, followed by that unit.
+    """
+    shown = glued_texts(page)
+    assert name in shown, f"{page} no longer glues {name!r}; glued: {sorted(shown)}"
+    text = shown[name]
+    if isinstance(expected, str):
+        assert text == expected, f"{name} = {text!r}, expected {expected!r}"
+        return
+    nums = numbers_shown(text)
+    assert nums, f"{name} = {text!r} shows no number"
+    if isinstance(expected, list):
+        assert len(nums) >= len(expected), f"{name} = {text!r}"
+        for (value, half, _), e in zip(nums, expected):
+            assert shows(e, value, half), f"{name} = {text!r}, expected {expected}"
+        return
+    unit = None
+    if isinstance(expected, tuple):
+        expected, unit = expected
+    value, half, end = nums[0]
+    assert shows(float(expected), value, half), f"{name} = {text!r}, expected {expected} (rounded as shown)"
+    if unit is not None:
+        assert text[end:].strip().startswith(unit), f"{name} = {text!r}, expected the unit {unit}"
+
+
+def unshown_verdicts(page: str, expected: dict[str, object], exempt: set[str] = frozenset()) -> list[str]:
+    """The glued verdicts (str values of ``expected``) that the page's prose never shows with a ``glue:text`` role:
+    a verdict glued but not shown would let the prose keep a typed word beside it. ``exempt``: names a table or a
+    caption shows instead of the prose."""
+    text = resolve(page).read_text(encoding="utf-8")
+    return [name for name, value in expected.items()
+            if isinstance(value, str) and name not in exempt and f"{{glue:text}}`{name}`" not in text]

@@ -200,11 +200,32 @@ ENGLISH_PAGES = {"book/appendix/api", "book/appendix/status", "book/appendix/ref
 #: English still shown to readers that this check knows about and whose text lives outside the pages (catalog data,
 #: xpucalc's renderers, stored lab outputs), with where it comes from. Each is a to-do for its owner: translate it
 #: there, then delete the line here (a pattern that no page shows any more fails test_pending_is_still_needed).
-PENDING = {
-    r"(?#labs/03)^model$": "lab 03's memo: the argument name in its table of inputs (xpucalc/render/memo_view.py)",
-}
-#: A pattern that starts with (?#labs/04) applies to that page only (a comment in the regex names it).
-_PENDING = [(re.compile(k), (re.match(r"\(\?#([^)]*)\)", k) or [None, ""])[1]) for k in PENDING]
+PENDING: dict[str, str] = {}   # empty: lab 03's memo now shows its argument names as code
+
+
+def page_patterns(table: dict[str, str]) -> list[tuple[re.Pattern, str]]:
+    """(compiled pattern, page prefix) of each key of a PENDING table; the prefix is "" for every page.
+
+    A pattern that starts with ``(?#labs/04)`` applies to the pages whose name starts with ``labs/04`` only
+    (a comment in the regex names them).
+    """
+    return [(re.compile(k), (re.match(r"\(\?#([^)]*)\)", k) or [None, ""])[1]) for k in table]
+
+
+def strip_pending(text: str, patterns, page: str = "", pending: dict[str, int] | None = None) -> str:
+    """``text`` with what each of ``patterns`` (from :func:`page_patterns`) that applies to ``page`` matches
+    replaced by a space; with a dict ``pending``, each pattern's number of matches is added to
+    ``pending[pattern]`` (test_pending_is_still_needed reads the counts)."""
+    for rx, only in patterns:
+        if only and not page.startswith(only):
+            continue
+        if pending is not None:
+            pending[rx.pattern] = pending.get(rx.pattern, 0) + len(rx.findall(text))
+        text = rx.sub(" ", text)
+    return text
+
+
+_PENDING = page_patterns(PENDING)
 
 UNITS = {
     "s", "ms", "us", "µs", "ns", "h", "min", "B", "KB", "kB", "MB", "GB", "TB", "PB", "KiB", "MiB", "GiB", "TiB",
@@ -336,12 +357,7 @@ def latin_leftovers(page_html: str, pending=None, page: str = "") -> list[tuple[
     """(word, block) of every Latin word the glossary does not allow; PENDING text is left out (and counted)."""
     out = []
     for text in site_blocks(page_html):
-        for rx, only in _PENDING:
-            if only and not page.startswith(only):
-                continue
-            if pending is not None:
-                pending[rx.pattern] = pending.get(rx.pattern, 0) + len(rx.findall(text))
-            text = rx.sub(" ", text)
+        text = strip_pending(text, _PENDING, page, pending)
         out += [(w, text) for w in unknown_latin(text)]
     return out
 
@@ -370,19 +386,14 @@ RETIRED_PENDING = {
     r"(?#labs/04)지붕": "lab 04's text and stored outputs (its owner applies issue 22's replacements and re-executes it)",
     r"\d+ TOPs \(이전 판 인쇄값\)": "not a use: the figure as an earlier revision printed it (errata)",
 }
-_RETIRED_PENDING = [(re.compile(k), (re.match(r"\(\?#([^)]*)\)", k) or [None, ""])[1]) for k in RETIRED_PENDING]
+_RETIRED_PENDING = page_patterns(RETIRED_PENDING)
 
 
 def site_retired_uses(page_html: str, pending=None, page: str = "") -> list[str]:
     """Retired variants in the text a built page shows (tables and captions that code wrote included)."""
     found = []
     for text in site_blocks(page_html):
-        for rx, only in _RETIRED_PENDING:
-            if only and not page.startswith(only):
-                continue
-            if pending is not None:
-                pending[rx.pattern] = pending.get(rx.pattern, 0) + len(rx.findall(text))
-            text = rx.sub(" ", text)
+        text = strip_pending(text, _RETIRED_PENDING, page, pending)
         text = CODE_LIKE.sub(" ", PAREN_GLOSS.sub(" ", text))
         found += [f"{variant!r} -> write {term!r}: {text[:150]}" for variant, term, rx in RETIRED if rx.search(text)]
     return found
@@ -422,3 +433,16 @@ def test_the_latin_check_allows_terms_units_names_and_catches_english():
             "<tr><td>NVLink 5</td><td>per chip, within a 72-GPU NVLink domain</td><td>NVIDIA key specifications</td>"
             "</tr></table></main>")
     assert [w for w, _ in latin_leftovers(page)] == ["per", "chip", "within", "domain", "per", "chip"]
+
+
+def test_pending_text_is_left_out_on_its_pages_and_counted():
+    patterns = page_patterns({r"(?#labs/04)지붕": "lab 04", r"\d+ TOPs": "everywhere"})
+    assert patterns[0][1] == "labs/04" and patterns[1][1] == ""
+    seen: dict[str, int] = {}
+    text = "지붕은 40 TOPs, 지붕 아래"
+    assert strip_pending(text, patterns, "labs/04_my_device.html", seen) == " 은  ,   아래"
+    assert seen == {r"(?#labs/04)지붕": 2, r"\d+ TOPs": 1}
+    assert strip_pending(text, patterns, "book/week05/index.html", seen) == "지붕은  , 지붕 아래"  # not lab 04
+    assert seen[r"(?#labs/04)지붕"] == 2 and seen[r"\d+ TOPs"] == 2
+    assert strip_pending(text, patterns, "labs/04_my_device.html") == " 은  ,   아래"
+    assert seen[r"(?#labs/04)지붕"] == 2                                      # no dict given: nothing counted

@@ -13,7 +13,7 @@ import re
 
 import pytest
 import yaml
-from _toc import glued_texts
+from _toc import assert_glued, unshown_verdicts
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
@@ -119,45 +119,19 @@ EXPECTED: dict[str, dict[str, object]] = {
     },
 }
 
-_NUM = re.compile(r"(?<![\w.])[-−]?\d[\d,]*(?:\.\d+)?")
-
-
-def _first_number(text: str) -> tuple[float, float]:
-    """The first number in ``text`` and half a unit of its last digit shown."""
-    m = _NUM.search(text)
-    assert m, f"{text!r} shows no number"
-    s = m.group().replace(",", "").replace("−", "-")
-    decimals = len(s.split(".")[1]) if "." in s else 0
-    return float(s), 0.5 * 10.0 ** -decimals
-
-
-@pytest.fixture(scope="module")
-def values():
-    return glued_texts
-
 
 CASES = [(page, name, exp) for page, table in EXPECTED.items() for name, exp in table.items()]
 
 
 @pytest.mark.parametrize("page, name, expected", CASES, ids=[f"{p.split('/')[-1]}-{n}" for p, n, _ in CASES])
-def test_audited_verdict(values, page, name, expected):
-    shown = values(page)
-    assert name in shown, f"{page} no longer glues {name!r}"
-    text = shown[name]
-    if isinstance(expected, str):
-        assert text == expected, f"{name} = {text!r}, expected {expected!r}"
-        return
-    v, half = _first_number(text)
-    assert abs(v - expected) <= half * (1 + 1e-9), f"{name} = {text!r}, expected {expected} (rounded as shown)"
+def test_audited_verdict(page, name, expected):
+    assert_glued(page, name, expected)
 
 
 @pytest.mark.parametrize("page", sorted(EXPECTED), ids=lambda p: p.split("/")[-1])
 def test_every_glued_verdict_is_used(page):
-    """A verdict glued but never shown would let the prose keep a typed word beside it."""
-    text = (ROOT / f"{page}.md").read_text(encoding="utf-8")
-    for name, expected in EXPECTED[page].items():
-        if isinstance(expected, str) and name != "mc_fits":
-            assert f"{{glue:text}}`{name}`" in text, f"{page} glues {name} but its prose does not show it"
+    missing = unshown_verdicts(page, EXPECTED[page], exempt={"mc_fits"})
+    assert not missing, f"{page} glues {missing} but its prose does not show them"
 
 
 _KOREAN_COUNT = {"다섯": 5, "여섯": 6, "일곱": 7, "여덟": 8}

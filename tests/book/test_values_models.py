@@ -11,10 +11,8 @@ expected value rounded to the digits displayed.
 """
 from __future__ import annotations
 
-import re
-
 import pytest
-from _toc import glued_texts
+from _toc import assert_glued, numbers_shown, shows
 
 # page -> {glue name: expected}: a str (exact text), a number (the first number shown) or a (number, unit) pair
 EXPECTED: dict[str, dict[str, object]] = {
@@ -95,74 +93,24 @@ EXPECTED: dict[str, dict[str, object]] = {
         # 18.69 ms of reading per GPU; TP 2 25.6 ms vs PP 2 37.4 ms; prefill 2.96 s (0.69 s comm) vs 4.55 s
         "ic_ex2_comm_vs_read": "통신이 가중치 읽기보다 짧습니다",
         "ic_ex2_dec_verdict": "TP 2가 더 빠릅니다",
-        "ic_ex2_pre_verdict": "prefill도 TP 2가 더 빠릅니다",
+        "ic_ex2_pre_verdict": "프리필도 TP 2가 더 빠릅니다",
         "ic_ex2_lat": 42.14,
     },
     "book/llm-hardware/parallelism": {
         "pa_ex3_lat": 42.14,            # NCCL over PCIe (8 RTX 4090, NVIDIA/nccl #1530), not the NVLink figure
-        "pa_ex3_dec_verdict": "TP 8이 요청 하나의 decode를 더 빨리 끝냅니다",   # 15.6 ms vs 70.5 ms
+        "pa_ex3_dec_verdict": "TP 8이 요청 하나의 디코드를 더 빨리 끝냅니다",   # 15.6 ms vs 70.5 ms
     },
 }
-
-_NUM = re.compile(r"(?<![\w.])[-−]?\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?")
-
-
-def _numbers(text: str) -> list[tuple[float, float, int]]:
-    """(value, half a unit of the last digit shown, end position) of each number in ``text``."""
-    out = []
-    for m in _NUM.finditer(text):
-        s = m.group().replace(",", "").replace("−", "-")
-        mant = re.split(r"[eE]", s)[0]
-        decimals = len(mant.split(".")[1]) if "." in mant else 0
-        exp = int(re.split(r"[eE]", s)[1]) if re.search(r"[eE]", s) else 0
-        out.append((float(s), 0.5 * 10.0 ** (exp - decimals), m.end()))
-    return out
-
-
-def _words(text: str) -> str:
-    """A verdict with the glossary's Korean terms for English loanwords (the pages are moving to 디코드, 프리필)."""
-    for en, ko in (("prefill", "프리필"), ("decode", "디코드")):
-        text = text.replace(en, ko)
-    return text
-
-
-def _shows(expected: float, value: float, half: float) -> bool:
-    return abs(value - expected) <= half * (1 + 1e-9) + 1e-12 * abs(expected)
-
-
-@pytest.fixture(scope="module")
-def values():
-    return glued_texts
 
 
 CASES = [(page, name, exp) for page, table in EXPECTED.items() for name, exp in table.items()]
 
 
 @pytest.mark.parametrize("page, name, expected", CASES, ids=[f"{p.split('/')[-1]}-{n}" for p, n, _ in CASES])
-def test_model_value(values, page, name, expected):
-    shown = values(page)
-    assert name in shown, f"{page} no longer glues {name!r}"
-    text = shown[name]
-    if isinstance(expected, str):
-        assert _words(text) == _words(expected), f"{name} = {text!r}, expected {expected!r}"
-        return
-    nums = _numbers(text)
-    assert nums, f"{name} = {text!r} shows no number"
-    if isinstance(expected, list):
-        assert len(nums) >= len(expected), f"{name} = {text!r}"
-        for (v, half, _), e in zip(nums, expected):
-            assert _shows(e, v, half), f"{name} = {text!r}, expected {expected}"
-        return
-    unit = None
-    if isinstance(expected, tuple):
-        expected, unit = expected
-    v, half, end = nums[0]
-    assert _shows(expected, v, half), f"{name} = {text!r}, expected {expected} (rounded as shown)"
-    if unit is not None:
-        assert text[end:].strip().startswith(unit), f"{name} = {text!r}, expected the unit {unit}"
+def test_model_value(page, name, expected):
+    assert_glued(page, name, expected)
 
 
 def test_the_reader_rounds_as_shown():
-    assert _shows(46.08, 46.1, 0.05) and not _shows(42.97, 46.1, 0.05)
-    assert [v for v, _, _ in _numbers("307–461 GB/s")] == [307.0, 461.0]
-    assert _words("prefill도 TP 2가") == "프리필도 TP 2가" and _words("TP 8") == "TP 8"
+    assert shows(46.08, 46.1, 0.05) and not shows(42.97, 46.1, 0.05)
+    assert [v for v, _, _ in numbers_shown("307–461 GB/s")] == [307.0, 461.0]
