@@ -537,11 +537,37 @@ def test_figures_read_in_a_copy_of_nvidia_tables_are_documented(key, what, value
 
 
 def test_what_the_copies_do_not_print_stays_unverified():
-    # the SM count is a whitepaper figure, H100 PCIe and A100 40GB columns are not in the copied page tables,
-    # and B200's physical 192 GB is in no NVIDIA table read
-    for f in (devices.extra("h100-sxm", "SM count"), devices.figure("h100-pcie", "memory"),
-              devices.figure("a100-sxm4-40gb", "bandwidth"), devices.extra("b200", "Physical HBM3e capacity per GPU")):
+    # H100 PCIe's memory is only in the blog post's preliminary column, and B200's physical 192 GB is in no NVIDIA
+    # table read
+    for f in (devices.figure("h100-pcie", "memory"), devices.extra("b200", "Physical HBM3e capacity per GPU"),
+              devices.peak("h100-pcie", "bf16", sparse=True)):
         assert f.evidence == "이번 조사에서 미확인"
+
+
+# As NVIDIA's "NVIDIA Hopper Architecture In-Depth" blog post prints them (a stored capture, read 2026-12-02): Table 3's
+# A100 column (SXM4, 40 GB, shipping) and the text's SM counts; the H100 columns of Table 3 are preliminary, unused.
+HOPPER_BLOG = [("a100-sxm4-40gb", "bandwidth", 1555e9), ("a100-sxm4-40gb", "tdp", 400),
+               ("a100-sxm4-40gb", ("bf16", False), 312e12), ("a100-sxm4-40gb", ("bf16", True), 624e12),
+               ("a100-sxm4-40gb", ("tf32", False), 156e12), ("a100-sxm4-40gb", ("int8", True), 1248e12),
+               ("a100-sxm4-40gb", ("fp32", False), 19.5e12), ("h100-sxm", "SM count", 132), ("h100-pcie", "SM count", 114)]
+
+
+@pytest.mark.parametrize("key, what, value", HOPPER_BLOG)
+def test_figures_read_in_nvidias_hopper_blog_post_are_documented(key, what, value):
+    if what in ("memory", "bandwidth", "tdp"):
+        f = devices.figure(key, what)
+    elif isinstance(what, tuple):
+        f = _lookup(key, what)
+    else:
+        f = devices.extra(key, what)
+    assert (f.value, f.evidence, f.source, f.checked) == (value, "문서 확인", "nvidia-hopper-blog-copy", "2026-12-02")
+    assert devices.source(f.source).url == "https://developer.nvidia.com/blog/nvidia-hopper-architecture-in-depth/"
+
+
+def test_the_a100_40gb_figures_a_page_uses_are_all_documented_now():
+    a = devices.entry("a100-sxm4-40gb")
+    shown = [a.memory, a.bandwidth, a.tdp, *a.peaks]
+    assert all(f.evidence == "문서 확인" for f in shown), [(f.as_published, f.evidence) for f in shown]
 
 
 def test_peak_conditions_shown_on_the_pages_are_korean():
