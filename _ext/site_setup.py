@@ -96,6 +96,7 @@ def setup(app: Sphinx) -> dict:
     app.setup_extension("xpu_reader")
     app.setup_extension("xpu_search")
     app.setup_extension("xpu_calc")  # in-page calculators: Pyodide runtime + xpucalc zip (see _ext/xpu_calc.py)
+    app.setup_extension("xpu_fresh")  # pages execute again when xpucalc, its data or book/terms.yml change
     app.add_js_file("xpu-site.js", defer="defer")
     app.connect("config-inited", _configure)
     app.connect("html-page-context", _drop_thebe, priority=900)
