@@ -83,9 +83,8 @@ def breakeven_runs(compile_a: float, per_run_a: float, compile_b: float, per_run
         return 1
     if pa >= pb:
         return None  # a is not lower at n = 1 and does not gain per run
-    # a lower  <=>  n * (pb - pa) > ca - cb
-    n = math.floor((ca - cb) / (pb - pa)) + 1
-    return max(n, 1)
+    # a lower  <=>  n * (pb - pa) > ca - cb; here ca - cb >= pb - pa > 0 (a was not lower at n = 1), so n >= 2
+    return math.floor((ca - cb) / (pb - pa)) + 1
 
 
 def breakeven_point(compile_a: float, per_run_a: float, compile_b: float, per_run_b: float) -> float | None:
