@@ -8,6 +8,24 @@ import re
 import yaml
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
+# The built site: $XPU_SITE_DIR (e.g. a `--path-output` build's _build/html), else the repository's _build/html.
+SITE = pathlib.Path(os.environ.get("XPU_SITE_DIR") or ROOT / "_build" / "html")
+REQUIRE_SITE = os.environ.get("XPU_REQUIRE_SITE") == "1"
+
+
+def unavailable(reason: str):
+    """Skip, or fail under XPU_REQUIRE_SITE=1 (as in .ci/run)."""
+    import pytest
+
+    if REQUIRE_SITE:
+        pytest.fail(reason)
+    pytest.skip(reason)
+
+
+def require_site() -> None:
+    """Skip (fail under XPU_REQUIRE_SITE=1) when the site is not built."""
+    if not (SITE / "index.html").is_file():
+        unavailable(f"the site is not built at {SITE} (run `jupyter-book build .` first)")
 
 
 def toc_files() -> list[str]:

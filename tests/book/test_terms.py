@@ -17,12 +17,11 @@ from __future__ import annotations
 
 import html
 import json
-import os
 import pathlib
 import re
 
 import pytest
-from _toc import ROOT, toc_files
+from _toc import ROOT, SITE, require_site, toc_files
 
 from xpucalc.render import glossary
 
@@ -191,7 +190,6 @@ def test_every_retired_variant_is_no_alias_of_another_term():
 
 # ------------------------------------------------------------------------------------------- the built site
 
-SITE = pathlib.Path(os.environ.get("XPU_SITE_DIR") or ROOT / "_build" / "html")
 #: Pages in English by design: the API reference is rendered from the package's (English) docstrings; the build
 #: record lists package names and myst-nb's execution states; the reference list gives each source's own title
 #: (its notes come from the catalogs' ``sources``, which are English data: translating them is the catalog's task).
@@ -367,10 +365,7 @@ SITE_PAGES = [p for p in toc_files() if p not in ENGLISH_PAGES]
 
 @pytest.mark.parametrize("page", [f"{p}.html" for p in SITE_PAGES])
 def test_no_english_leftovers(page):
-    if not (SITE / "index.html").is_file():
-        if os.environ.get("XPU_REQUIRE_SITE") == "1":
-            pytest.fail(f"the site is not built at {SITE}")
-        pytest.skip("the site is not built (run `jupyter-book build .` first)")
+    require_site()
     hits = latin_leftovers((SITE / page).read_text(encoding="utf-8"), page=page)
     assert not hits, (f"{page}: {len(hits)} Latin word(s) outside code that the glossary does not allow "
                       f"(translate them, or add the term to book/terms.yml):\n  "
@@ -402,18 +397,14 @@ def site_retired_uses(page_html: str, pending=None, page: str = "") -> list[str]
 @pytest.mark.parametrize("page", [f"{p}.html" for p in SITE_PAGES])
 def test_no_retired_variant_on_site(page):
     """What code writes into a page (a table header, a caption) follows the glossary too."""
-    if not (SITE / "index.html").is_file():
-        if os.environ.get("XPU_REQUIRE_SITE") == "1":
-            pytest.fail(f"the site is not built at {SITE}")
-        pytest.skip("the site is not built (run `jupyter-book build .` first)")
+    require_site()
     found = site_retired_uses((SITE / page).read_text(encoding="utf-8"), page=page)
     assert not found, f"{page}: {len(found)} retired variant(s) in the built page:\n  " + "\n  ".join(found[:30])
 
 
 def test_pending_is_still_needed():
     """Every PENDING pattern still matches somewhere: once its owner translated it, delete its line."""
-    if not (SITE / "index.html").is_file():
-        pytest.skip("the site is not built")
+    require_site()
     seen: dict[str, int] = {}
     for p in SITE_PAGES:
         latin_leftovers((SITE / f"{p}.html").read_text(encoding="utf-8"), seen, page=p)

@@ -1,40 +1,22 @@
 """What the site tests share: where the built site is, its pages, and a page loader for the browser tests.
 
-Needs the built site (``jupyter-book build .``; another folder with XPU_SITE_DIR) and Debian's Chromium. Without
-them the tests skip, unless XPU_REQUIRE_SITE=1 (as in .ci/run), which turns the skip into a failure. A page must
-not use the network: every request that is not to the local server is blocked and reported.
+Needs the built site (``jupyter-book build .``; another folder with XPU_SITE_DIR, see tests/_toc.py) and Debian's
+Chromium. Without them the tests skip, unless XPU_REQUIRE_SITE=1 (as in .ci/run), which turns the skip into a failure.
+A page must not use the network: every request that is not to the local server is blocked and reported.
 """
 from __future__ import annotations
 
 import contextlib
-import os
-import pathlib
 import re
 import shutil
 from urllib.parse import urlparse
 
-import pytest
-from _toc import ROOT, toc_files
+from _toc import ROOT, SITE, require_site, toc_files, unavailable  # noqa: F401 (SITE and the skip rule live in _toc)
 
-# The built site: $XPU_SITE_DIR (e.g. a `--path-output` build's _build/html), else the repository's _build/html.
-SITE = pathlib.Path(os.environ.get("XPU_SITE_DIR") or ROOT / "_build" / "html")
 PAGES = [f"{entry}.html" for entry in toc_files()]
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ARTIFACTS = ROOT / ".ci" / "artifacts" / "screenshots"
-REQUIRE = os.environ.get("XPU_REQUIRE_SITE") == "1"
 HANGUL = re.compile(r"[\uac00-\ud7a3]")
-
-
-def unavailable(reason: str):
-    """Skip, or fail under XPU_REQUIRE_SITE=1."""
-    if REQUIRE:
-        pytest.fail(reason)
-    pytest.skip(reason)
-
-
-def require_site() -> None:
-    if not (SITE / "index.html").is_file():
-        unavailable("the site is not built (run `jupyter-book build .` first)")
 
 
 class PageLog:

@@ -335,9 +335,7 @@ def phone_text_px(fig, column_px: float = PHONE_COLUMN_PX) -> float:
 
 def figure_titles(fig) -> list[str]:
     """The non-empty axes titles (left, centre, right) of ``fig`` and its suptitle, in drawing order."""
-    titles = [ax.get_title(loc) for ax in fig.axes for loc in ("left", "center", "right")]
-    if getattr(fig, "_suptitle", None) is not None:
-        titles.append(fig._suptitle.get_text())
+    titles = [ax.get_title(loc) for ax in fig.axes for loc in ("left", "center", "right")] + [fig.get_suptitle()]
     return [t for t in titles if t.strip()]
 
 
